@@ -1,0 +1,98 @@
+import { comments } from '../../shared/resources/comments.ts'
+import { lineItems } from '../../shared/resources/line-items.ts'
+import { orders } from '../../shared/resources/orders.ts'
+import { posts } from '../../shared/resources/posts.ts'
+import { products } from '../../shared/resources/products.ts'
+import { createRecord } from '../resources/writes.ts'
+import type { Database } from '../store/db.ts'
+import { createOrg, findOrg } from '../store/orgs.ts'
+import { systemPrincipal } from './system.ts'
+import { adminEngine, createUser } from './users.ts'
+
+/** Demo logins. Fixed so that the README's tour can name them; only for demo databases. */
+export const DEMO_USERS = [
+  {
+    org: 'Acme',
+    email: 'alice@acme.example',
+    name: 'Alice Admin',
+    role: 'admin',
+    password: 'alice-demo-pass',
+  },
+  { org: 'Acme', email: 'mia@acme.example', name: 'Mia Member', role: 'member', password: 'mia-demo-pass' },
+  {
+    org: 'Acme',
+    email: 'victor@acme.example',
+    name: 'Victor Viewer',
+    role: 'viewer',
+    password: 'victor-demo-pass',
+  },
+  { org: 'Globex', email: 'bob@globex.example', name: 'Bob Admin', role: 'admin', password: 'bob-demo-pass' },
+] as const
+
+const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as const
+
+export interface SeedResult {
+  created: boolean
+  orgs: { id: string; name: string }[]
+  users: (typeof DEMO_USERS)[number][]
+}
+
+/** Loads the demo data once; a second run finds it and changes nothing. */
+export async function seed(db: Database): Promise<SeedResult> {
+  if (findOrg(db, 'Acme')) {
+    const orgs = ['Acme', 'Globex'].map((name) => findOrg(db, name)).filter((o) => o !== null)
+    return { created: false, orgs, users: [...DEMO_USERS] }
+  }
+  const orgs = [createOrg(db, 'Acme'), createOrg(db, 'Globex')]
+  const userIds = new Map<string, string>()
+  for (const user of DEMO_USERS) userIds.set(user.email, (await createUser(db, user)).id)
+  const engine = adminEngine(db)
+  db.transaction(() => {
+    for (const [n, org] of orgs.entries()) {
+      const principal = systemPrincipal(org.id)
+      const owner = userIds.get(DEMO_USERS.find((u) => u.org === org.name)!.email)!
+      const catalog = ['Widget', 'Gadget', 'Gizmo', 'Doohickey', 'Sprocket'].map((name, i) =>
+        createRecord(engine, principal, products, {
+          name: `${name} ${n === 0 ? 'Pro' : 'Lite'}`,
+          sku: `${name.slice(0, 3).toUpperCase()}-${100 + i}`,
+          description: `A ${name.toLowerCase()} for everyday use.`,
+          price: 500 + i * 250,
+          currency: 'EUR',
+        }),
+      )
+      for (let i = 0; i < 12; i++) {
+        const product = catalog[i % catalog.length]!
+        const quantity = (i % 3) + 1
+        const order = createRecord(engine, principal, orders, {
+          userId: owner,
+          status: STATUSES[i % STATUSES.length],
+          amount: (product.price as number) * quantity,
+          currency: 'EUR',
+        })
+        createRecord(
+          engine,
+          principal,
+          lineItems,
+          { productId: product.id, quantity, unitPrice: product.price },
+          { collection: 'orders', id: order.id as string },
+        )
+      }
+      for (let i = 0; i < 3; i++) {
+        const post = createRecord(engine, principal, posts, {
+          authorId: owner,
+          title: `${org.name} update #${i + 1}`,
+          body: `News from ${org.name}: release ${i + 1} is out.`,
+          published: i < 2,
+        })
+        createRecord(
+          engine,
+          principal,
+          comments,
+          { authorId: owner, text: `Looking forward to #${i + 2}.` },
+          { collection: 'posts', id: post.id as string },
+        )
+      }
+    }
+  })()
+  return { created: true, orgs, users: [...DEMO_USERS] }
+}

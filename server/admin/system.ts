@@ -1,0 +1,14 @@
+import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import type { Principal } from '../auth/tokens.ts'
+
+/** The principal admin commands act as: everything, inside one organization. */
+export function systemPrincipal(orgId: string): Principal {
+  return {
+    kind: 'client',
+    subject: 'api-server',
+    orgId,
+    clientId: 'api-server',
+    scopes: new Set(ALL_SCOPES),
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  }
+}

@@ -1,0 +1,60 @@
+import { Elysia } from 'elysia'
+import { notFound } from '../shared/errors.ts'
+import { KeyRing } from './auth/keys.ts'
+import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
+import { errorResponse, json } from './http/responses.ts'
+import { tokenEndpoint } from './oauth/token-endpoint.ts'
+import type { EngineContext } from './resources/context.ts'
+import { CursorCodec } from './resources/cursor.ts'
+import { mountRest } from './rest/routes.ts'
+import type { Database } from './store/db.ts'
+import { instanceSecret } from './store/settings.ts'
+
+export interface AppOptions {
+  db: Database
+  /** Public origin: the OAuth issuer and the access tokens' audience. */
+  baseUrl: string
+  clock?: () => number
+  /** Where unexpected errors go (never to the client). */
+  log?: (error: unknown) => void
+}
+
+export interface App {
+  fetch: (request: Request) => Promise<Response>
+  tokens: TokenSettings
+  engine: EngineContext
+}
+
+/** Builds the whole HTTP application over one database. */
+export async function createApp(options: AppOptions): Promise<App> {
+  const { db, baseUrl } = options
+  const clock = options.clock ?? Date.now
+  const log = options.log ?? ((error: unknown) => console.error(error))
+  const keys = new KeyRing(db, clock)
+  await keys.load()
+  const tokens: TokenSettings = { issuer: baseUrl, audience: baseUrl, keys, clock }
+  const verifier = new TokenVerifier(tokens)
+  const engine: EngineContext = { db, clock, cursors: new CursorCodec(instanceSecret(db, 'cursor_key')) }
+
+  const app = new Elysia()
+    .onError(({ code, error }) =>
+      code === 'NOT_FOUND' ? errorResponse(notFound('No such path.')) : errorResponse(error, log),
+    )
+    .all('/oauth/token', ({ request }) => tokenEndpoint({ db, tokens, log }, request), { parse: 'none' })
+    .get('/.well-known/jwks.json', async () =>
+      json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
+    )
+  mountRest(app, '/api/v1', { engine, verifier, log })
+  app.compile()
+
+  const handle = app.fetch
+  return {
+    tokens,
+    engine,
+    fetch: async (request) => {
+      const response = await handle(request)
+      response.headers.set('X-Content-Type-Options', 'nosniff')
+      return response
+    },
+  }
+}

@@ -1,0 +1,153 @@
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose'
+import { ApiError } from '../../shared/errors.ts'
+import { ACCESS_TOKEN_TTL_S, type KeyRing } from './keys.ts'
+
+/** Who is calling: the subject of a verified access token. */
+export interface Principal {
+  kind: 'user' | 'client'
+  /** User id for user tokens, client id for client-credentials tokens. */
+  subject: string
+  orgId: string
+  clientId: string
+  scopes: ReadonlySet<string>
+  /** Expiry, in seconds since the epoch. */
+  expiresAt: number
+}
+
+export interface TokenSettings {
+  issuer: string
+  audience: string
+  keys: KeyRing
+  clock?: () => number
+}
+
+export interface IssuedToken {
+  accessToken: string
+  expiresIn: number
+}
+
+/** Issues an RFC 9068 JWT access token (`typ: at+jwt`, ES256). */
+export async function issueAccessToken(
+  settings: TokenSettings,
+  grant: { subject: string; orgId: string; clientId: string; scope: string[] },
+): Promise<IssuedToken> {
+  const { kid, key } = await settings.keys.signingKey()
+  const now = Math.floor((settings.clock ?? Date.now)() / 1000)
+  const accessToken = await new SignJWT({
+    client_id: grant.clientId,
+    scope: grant.scope.join(' '),
+    org_id: grant.orgId,
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(grant.subject)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ACCESS_TOKEN_TTL_S)
+    .setJti(encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16))))
+    .sign(key)
+  return { accessToken, expiresIn: ACCESS_TOKEN_TTL_S }
+}
+
+/** RFC 6750 §3: the challenge a 401 carries. */
+export function unauthorized(description?: string): ApiError {
+  const challenge = description
+    ? `Bearer realm="api", error="invalid_token", error_description="${description}"`
+    : 'Bearer realm="api"'
+  return new ApiError(
+    'UNAUTHORIZED',
+    description
+      ? `The access token is not valid: ${description}.`
+      : 'An access token is required (Authorization: Bearer <token>).',
+    [],
+    { 'WWW-Authenticate': challenge },
+  )
+}
+
+/** Bounded cache of verified tokens: a JWT cannot change, so one verification serves until expiry. */
+const CACHE_LIMIT = 10_000
+
+export class TokenVerifier {
+  private cache = new Map<string, Principal>()
+
+  constructor(private readonly settings: TokenSettings) {}
+
+  /** Verifies signature, type, issuer, audience and expiry; throws a 401 ApiError otherwise. */
+  async verify(token: string): Promise<Principal> {
+    const now = (this.settings.clock ?? Date.now)()
+    const cached = this.cache.get(token)
+    if (cached) {
+      if (cached.expiresAt * 1000 > now) return cached
+      this.cache.delete(token)
+      throw unauthorized('the token has expired')
+    }
+    const principal = await this.verifyUncached(token, now)
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
+    this.cache.set(token, principal)
+    return principal
+  }
+
+  private async verifyUncached(token: string, now: number): Promise<Principal> {
+    let kid: string | undefined
+    try {
+      kid = decodeProtectedHeader(token).kid
+    } catch {
+      throw unauthorized('malformed token')
+    }
+    const key = await this.settings.keys.verifyKey(kid)
+    if (!key) throw unauthorized('unknown signing key')
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['ES256'],
+        typ: 'at+jwt',
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        currentDate: new Date(now),
+        requiredClaims: ['sub', 'exp', 'iat', 'client_id', 'scope', 'org_id'],
+      })
+      const { sub, exp, client_id, scope, org_id } = payload
+      if (
+        typeof sub !== 'string' ||
+        typeof client_id !== 'string' ||
+        typeof scope !== 'string' ||
+        typeof org_id !== 'string'
+      ) {
+        throw unauthorized('malformed claims')
+      }
+      return {
+        kind: sub.startsWith('usr_') ? 'user' : 'client',
+        subject: sub,
+        orgId: org_id,
+        clientId: client_id,
+        scopes: new Set(scope.split(' ').filter(Boolean)),
+        expiresAt: exp!,
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error
+      if (error instanceof errors.JWTExpired) throw unauthorized('the token has expired')
+      if (error instanceof errors.JWTClaimValidationFailed)
+        throw unauthorized(`claim ${error.claim} is not valid`)
+      throw unauthorized('the signature or format is not valid')
+    }
+  }
+}
+
+/** Reads `Authorization: Bearer <token>` (RFC 6750 §2.1). */
+export function bearerToken(header: string | null): string {
+  if (!header) throw unauthorized()
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
+  if (!match) throw unauthorized('expected "Authorization: Bearer <token>"')
+  return match[1]!
+}
+
+/** 403 unless the principal holds `scope`. */
+export function requireScope(principal: Principal, scope: string): void {
+  if (principal.scopes.has(scope)) return
+  throw new ApiError(
+    'FORBIDDEN',
+    `The access token lacks the scope ${scope} (insufficient_scope).`,
+    [{ field: 'scope', message: `requires ${scope}` }],
+    { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
+  )
+}

@@ -1,0 +1,25 @@
+import { ApiError, badRequest } from '../../shared/errors.ts'
+
+/** `application/json` or any `+json` type, with or without parameters. */
+export function isJsonType(contentType: string | null): boolean {
+  if (!contentType) return false
+  const type = contentType.split(';')[0]!.trim().toLowerCase()
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
+}
+
+/** Reads a JSON request body: 415 for another media type, 400 when it does not parse. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  if (!isJsonType(request.headers.get('content-type'))) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.', [
+      { field: 'Content-Type', message: 'must be application/json' },
+    ])
+  }
+  const text = await request.text()
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw badRequest('The request body is not valid JSON.', [
+      { field: 'body', message: error instanceof Error ? error.message : 'malformed JSON' },
+    ])
+  }
+}

@@ -1,0 +1,27 @@
+import { ApiError, type ErrorBody } from '../../shared/errors.ts'
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': JSON_TYPE, ...headers } })
+}
+
+export function noContent(headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 204, headers })
+}
+
+/** The contract's error body for any thrown value; anything not an ApiError is a 500 that hides its cause. */
+export function errorResponse(error: unknown, log: (error: unknown) => void = () => {}): Response {
+  if (error instanceof ApiError) return json(error.status, error.toBody(), error.headers)
+  log(error)
+  const body: ErrorBody = {
+    error: { code: 'INTERNAL', message: 'The server could not complete the request.', details: [] },
+  }
+  return json(500, body)
+}
+
+export function methodNotAllowed(allow: string[]): ApiError {
+  return new ApiError('METHOD_NOT_ALLOWED', `This resource supports ${allow.join(', ')}.`, [], {
+    Allow: allow.join(', '),
+  })
+}

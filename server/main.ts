@@ -1,0 +1,253 @@
+#!/usr/bin/env bun
+import { cac } from 'cac'
+import { ALL_SCOPES } from '../shared/resources/index.ts'
+import { seed } from './admin/seed.ts'
+import { createUser, requireOrg } from './admin/users.ts'
+import { rotateKey } from './auth/keys.ts'
+import { serve } from './serve.ts'
+import { createClient, GRANT_TYPES, type GrantType } from './store/clients.ts'
+import { type Database, migrateDatabase, openDatabase } from './store/db.ts'
+import { createOrg, findOrg } from './store/orgs.ts'
+
+const DEFAULT_DB = './data/api.db'
+
+class UsageError extends Error {}
+
+interface Io {
+  out: (line: string) => void
+  err: (line: string) => void
+  env: Record<string, string | undefined>
+}
+
+function withDb<T>(path: string, run: (db: Database) => T): T {
+  const db = openDatabase(path)
+  try {
+    migrateDatabase(db)
+    return run(db)
+  } finally {
+    db.close()
+  }
+}
+
+function required(options: Record<string, unknown>, name: string): string {
+  const value = options[name]
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return value
+}
+
+function list(value: unknown): string[] {
+  if (value === undefined) return []
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(/[\s,]+/)).filter(Boolean)
+}
+
+/** Runs one `api-server` command; returns the exit status. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const cli = cac('api-server')
+  const print = (json: boolean, value: Record<string, unknown>, text: string) =>
+    io.out(json ? JSON.stringify(value) : text)
+  const dbOf = (options: Record<string, unknown>) =>
+    (options.db as string | undefined) ?? io.env.API_DB ?? DEFAULT_DB
+  let status = 0
+
+  cli.option('--db <path>', `SQLite database file, or :memory: (env API_DB, default ${DEFAULT_DB})`)
+  cli.option('--json', 'Print the result as one JSON object')
+
+  cli
+    .command('serve', 'Run the service (the default command)')
+    .option('--host <host>', 'Address to listen on (env HOST, default 127.0.0.1)')
+    .option('--port <port>', 'Port (env PORT, default 8080; 0 picks a free one)')
+    .option(
+      '--base-url <url>',
+      'Public origin, the OAuth issuer (env API_BASE_URL, default http://HOST:PORT)',
+    )
+    .option('--demo', 'Load the demo data first when the database has none')
+    .action(async (options) => {
+      const port = Number(options.port ?? io.env.PORT ?? 8080)
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535')
+      const db = dbOf(options)
+      if (options.demo) await seedAndPrint(db, false)
+      const server = await serve({
+        host: options.host ?? io.env.HOST ?? '127.0.0.1',
+        port,
+        db,
+        baseUrl: options.baseUrl ?? io.env.API_BASE_URL,
+        out: io.out,
+      })
+      io.out(`Next: log in with the CLI (API_URL=${server.url} api login), or read the README's tour.`)
+      await new Promise<void>((resolve) => {
+        const stop = async () => {
+          await server.stop()
+          resolve()
+        }
+        process.once('SIGTERM', stop)
+        process.once('SIGINT', stop)
+      })
+    })
+
+  cli.command('migrate', 'Apply pending migrations and exit').action((options) => {
+    const version = withDb(dbOf(options), migrateDatabase)
+    print(options.json, { version }, `database at schema version ${version}`)
+  })
+
+  const seedAndPrint = async (path: string, json: boolean) => {
+    const db = openDatabase(path)
+    try {
+      migrateDatabase(db)
+      const result = await seed(db)
+      if (json) return io.out(JSON.stringify(result))
+      io.out(result.created ? 'Loaded the demo data.' : 'The demo data is already there.')
+      for (const org of result.orgs) io.out(`organization ${org.name}: ${org.id}`)
+      for (const u of result.users)
+        io.out(`  ${u.org.padEnd(7)} ${u.role.padEnd(7)} ${u.email}  password: ${u.password}`)
+    } finally {
+      db.close()
+    }
+  }
+  cli
+    .command('seed', 'Load demo data and print the demo logins')
+    .action((options) => seedAndPrint(dbOf(options), options.json))
+
+  cli
+    .command('org <action>', 'Organizations: org create --name N')
+    .option('--name <name>', 'Organization name')
+    .action((action, options) => {
+      if (action !== 'create')
+        throw new UsageError(`unknown action "org ${action}" (try: org create --name N)`)
+      const name = required(options, 'name')
+      const org = withDb(dbOf(options), (db) => {
+        if (findOrg(db, name))
+          throw new UsageError(`an organization named ${JSON.stringify(name)} exists already`)
+        return createOrg(db, name)
+      })
+      print(options.json, { id: org.id }, `created organization ${org.name}: ${org.id}`)
+    })
+
+  cli
+    .command('user <action>', 'Users: user create --org ORG --email E --name N --role R --password P')
+    .option('--org <org>', 'Organization id or name')
+    .option('--email <email>', 'Login e-mail')
+    .option('--name <name>', 'Display name')
+    .option('--role <role>', 'admin, member or viewer', { default: 'member' })
+    .option('--password <password>', `Password (at least 8 characters)`)
+    .action(async (action, options) => {
+      if (action !== 'create') throw new UsageError(`unknown action "user ${action}" (try: user create ...)`)
+      const input = {
+        org: required(options, 'org'),
+        email: required(options, 'email'),
+        name: required(options, 'name'),
+        role: String(options.role),
+        password: required(options, 'password'),
+      }
+      const db = openDatabase(dbOf(options))
+      try {
+        migrateDatabase(db)
+        const user = await createUser(db, input)
+        print(options.json, { id: user.id }, `created user ${input.email}: ${user.id}`)
+      } finally {
+        db.close()
+      }
+    })
+
+  cli
+    .command(
+      'client <action>',
+      'OAuth clients: client create --name N --org ORG [--public] [--redirect-uri URI]...',
+    )
+    .option('--name <name>', 'Client name shown on consent pages')
+    .option('--org <org>', 'Organization id or name (its tokens act in it)')
+    .option('--public', 'A public client (no secret; PKCE required)')
+    .option('--redirect-uri <uri>', 'Allowed redirect URI (repeatable)')
+    .option('--grant-types <list>', `Comma-separated: ${GRANT_TYPES.join(', ')}`)
+    .option('--scope <scopes>', 'Space-separated scopes it may ask for (default: all)')
+    .action((action, options) => {
+      if (action !== 'create')
+        throw new UsageError(`unknown action "client ${action}" (try: client create ...)`)
+      const name = required(options, 'name')
+      const grantTypes = list(options.grantTypes)
+      const badGrant = grantTypes.find((g) => !(GRANT_TYPES as readonly string[]).includes(g))
+      if (badGrant) throw new UsageError(`unknown grant type ${badGrant} (known: ${GRANT_TYPES.join(', ')})`)
+      const scope = list(options.scope)
+      const badScope = scope.find((s) => !ALL_SCOPES.includes(s))
+      if (badScope) throw new UsageError(`unknown scope ${badScope}`)
+      const redirectUris = list(options.redirectUri)
+      for (const uri of redirectUris) {
+        if (!URL.canParse(uri) || uri.includes('#'))
+          throw new UsageError(`--redirect-uri ${uri} is not an absolute URI without a fragment`)
+      }
+      const isPublic = Boolean(options.public)
+      if (isPublic && grantTypes.includes('client_credentials')) {
+        throw new UsageError('a public client cannot use client_credentials')
+      }
+      const { client, secret } = withDb(dbOf(options), (db) =>
+        createClient(db, {
+          name,
+          orgId: requireOrg(db, required(options, 'org')).id,
+          public: isPublic,
+          redirectUris,
+          grantTypes: grantTypes.length > 0 ? (grantTypes as GrantType[]) : undefined,
+          scope: scope.length > 0 ? scope : undefined,
+        }),
+      )
+      const result: Record<string, unknown> = { client_id: client.id }
+      if (secret) result.client_secret = secret
+      print(
+        options.json,
+        result,
+        secret
+          ? `created client ${client.name}\nclient_id:     ${client.id}\nclient_secret: ${secret}  (shown once; store it now)`
+          : `created public client ${client.name}\nclient_id: ${client.id}`,
+      )
+    })
+
+  cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
+    if (action !== 'rotate') throw new UsageError(`unknown action "keys ${action}" (try: keys rotate)`)
+    const db = openDatabase(dbOf(options))
+    try {
+      migrateDatabase(db)
+      const kid = await rotateKey(db)
+      print(
+        options.json,
+        { kid },
+        `new signing key ${kid}; older keys stay published until their tokens expire`,
+      )
+    } finally {
+      db.close()
+    }
+  })
+
+  cli
+    .command('backup <file>', 'Write a consistent copy of the live database to FILE')
+    .action((file, options) => {
+      withDb(dbOf(options), (db) => db.run('VACUUM INTO ?', [file]))
+      print(options.json, { file }, `backup written to ${file}`)
+    })
+
+  cli.help()
+  cli.version('0.1.0')
+
+  const args =
+    argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!))
+      ? ['serve', ...argv]
+      : argv
+  try {
+    cli.parse(['bun', 'api-server', ...args], { run: false })
+    if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+      throw new UsageError(`unknown command "${args[0]}" (see api-server --help)`)
+    }
+    await cli.runMatchedCommand()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    io.err(`api-server: ${message}`)
+    status = error instanceof UsageError || (error as { name?: string })?.name === 'CACError' ? 2 : 1
+  }
+  return status
+}
+
+if (import.meta.main) {
+  const status = await main(process.argv.slice(2), {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    env: process.env,
+  })
+  process.exit(status)
+}

@@ -1,0 +1,36 @@
+/** RFC 6749 §5.2 error codes (and RFC 8628 §3.5 for the device flow). */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'server_error'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    readonly status = error === 'invalid_client' ? 401 : 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description)
+    this.name = 'OAuthError'
+  }
+}
+
+/** Token responses and their errors are never cached (RFC 6749 §5.1). */
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
+
+export function oauthErrorResponse(error: OAuthError): Response {
+  return new Response(JSON.stringify({ error: error.error, error_description: error.description }), {
+    status: error.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...NO_STORE, ...error.headers },
+  })
+}

@@ -1,0 +1,46 @@
+import { ApiError, notFound } from '../../shared/errors.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { resourceByName } from '../../shared/resources/index.ts'
+import type { Principal } from '../auth/tokens.ts'
+import { columnOf } from '../store/columns.ts'
+import { findRow, type Row } from '../store/records.ts'
+import type { EngineContext, ParentRef } from './context.ts'
+
+const missing = (resource: Resource, id: string) => notFound(`No ${resource.singular} with id ${id}.`)
+
+/**
+ * The record the principal addresses: 404 when it does not exist, 403 when it belongs to another
+ * organization (contract), and 404 when a nested path names a parent that does not own it.
+ */
+export function loadRecord(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  id: string,
+  parent?: ParentRef,
+): Row {
+  if (parent) loadParent(ctx, principal, resource, parent)
+  const row = findRow(ctx.db, resource, id)
+  if (!row) throw missing(resource, id)
+  if (row.org_id !== principal.orgId) throw forbidden(resource)
+  if (parent && row[columnOf(resource.parent!.field)] !== parent.id) throw missing(resource, id)
+  return row
+}
+
+/** The parent of a nested request, checked like any record. */
+export function loadParent(
+  ctx: EngineContext,
+  principal: Principal,
+  child: Resource,
+  parent: ParentRef,
+): Row {
+  const parentResource = resourceByName(child.parent!.collection)!
+  const row = findRow(ctx.db, parentResource, parent.id)
+  if (!row) throw missing(parentResource, parent.id)
+  if (row.org_id !== principal.orgId) throw forbidden(parentResource)
+  return row
+}
+
+function forbidden(resource: Resource) {
+  return new ApiError('FORBIDDEN', `This ${resource.singular} belongs to another organization.`)
+}

@@ -1,0 +1,53 @@
+import { hmac } from '@oslojs/crypto/hmac'
+import { SHA256 } from '@oslojs/crypto/sha2'
+import { constantTimeEqual } from '@oslojs/crypto/subtle'
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { badRequest } from '../../shared/errors.ts'
+import type { SqlValue } from '../store/compile.ts'
+
+const encoder = new TextEncoder()
+const MAC_BYTES = 16
+const INVALID = 'is not valid here: it was changed, or made for another collection, sort or filter'
+
+/**
+ * Opaque, tamper-evident cursors. The payload holds only the sort values of the last row; the MAC
+ * also covers a `binding` (organization, collection, sort and filters), so a cursor replayed with
+ * another query, or in another organization, is rejected instead of silently misbehaving.
+ */
+export class CursorCodec {
+  constructor(private readonly key: Uint8Array) {}
+
+  private mac(binding: string, payload: string): Uint8Array {
+    return hmac(SHA256, this.key, encoder.encode(`${binding}\n${payload}`)).slice(0, MAC_BYTES)
+  }
+
+  encode(binding: string, values: SqlValue[]): string {
+    const payload = encodeBase64urlNoPadding(encoder.encode(JSON.stringify(values)))
+    return `${payload}.${encodeBase64urlNoPadding(this.mac(binding, payload))}`
+  }
+
+  /** The sort values a cursor carries; 400 naming `cursor` when it is not one of ours for this query. */
+  decode(binding: string, cursor: string, length: number): SqlValue[] {
+    const [payload, tag, extra] = cursor.split('.')
+    if (!payload || !tag || extra !== undefined || cursor.length > 2048) throw this.invalid()
+    let given: Uint8Array
+    try {
+      given = decodeBase64urlIgnorePadding(tag)
+    } catch {
+      throw this.invalid()
+    }
+    if (given.length !== MAC_BYTES || !constantTimeEqual(given, this.mac(binding, payload)))
+      throw this.invalid()
+    const values: unknown = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(payload)))
+    const ok =
+      Array.isArray(values) &&
+      values.length === length &&
+      values.every((v) => v === null || typeof v === 'string' || typeof v === 'number')
+    if (!ok) throw this.invalid()
+    return values as SqlValue[]
+  }
+
+  private invalid() {
+    return badRequest('The cursor is not valid.', [{ field: 'cursor', message: INVALID }])
+  }
+}

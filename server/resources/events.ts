@@ -1,0 +1,29 @@
+import { newId } from '../../shared/ids.ts'
+import { events } from '../../shared/resources/events.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Database } from '../store/db.ts'
+import { insertRow } from '../store/records.ts'
+
+export type ChangeKind = 'created' | 'updated' | 'deleted'
+
+/** Appends `<resource>.<change>` to the organization's event log; call inside the change's transaction. */
+export function appendEvent(
+  db: Database,
+  orgId: string,
+  resource: Resource,
+  change: ChangeKind,
+  entity: Record<string, unknown>,
+  now: string,
+): void {
+  insertRow(db, events, {
+    id: newId(events.prefix),
+    orgId,
+    now,
+    values: {
+      type: `${resource.eventName}.${change}`,
+      resource: resource.name,
+      resourceId: entity.id,
+      data: entity,
+    },
+  })
+}

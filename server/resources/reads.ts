@@ -1,0 +1,107 @@
+import { sha256 } from '@oslojs/crypto/sha2'
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { badRequest } from '../../shared/errors.ts'
+import type { Condition, ListQuery } from '../../shared/query.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { type Principal, requireScope } from '../auth/tokens.ts'
+import { columnOf, serializeRow } from '../store/columns.ts'
+import { orderBy, type SqlValue } from '../store/compile.ts'
+import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
+import { loadParent, loadRecord } from './access.ts'
+import type { EngineContext, ParentRef } from './context.ts'
+
+export type Entity = Record<string, unknown>
+
+export interface Pagination {
+  limit: number
+  hasMore: boolean
+  nextCursor?: string | null
+  page?: number
+  offset?: number
+  total?: number | null
+  totalPages?: number | null
+}
+
+export interface ListResult {
+  data: Entity[]
+  pagination: Pagination
+}
+
+export function getRecord(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  id: string,
+  parent?: ParentRef,
+): Entity {
+  requireScope(principal, resource.scopes.read)
+  return serializeRow(resource, loadRecord(ctx, principal, resource, id, parent))
+}
+
+/** What a cursor is bound to: the caller's organization and everything that shapes the result. */
+function cursorBinding(
+  principal: Principal,
+  resource: Resource,
+  where: Condition[],
+  query: ListQuery,
+): string {
+  const shape = JSON.stringify([principal.orgId, resource.name, where, query.search ?? null, query.sort])
+  return encodeBase64urlNoPadding(sha256(new TextEncoder().encode(shape)))
+}
+
+export function listRecords(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  query: ListQuery,
+  parent?: ParentRef,
+): ListResult {
+  requireScope(principal, resource.scopes.read)
+  const where = [...query.where]
+  if (parent) {
+    loadParent(ctx, principal, resource, parent)
+    where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
+  }
+  const { keys } = orderBy(resource, query.sort)
+  const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
+  const page = query.page
+  const binding = page.style === 'cursor' ? cursorBinding(principal, resource, where, query) : ''
+  let after: SqlValue[] | undefined
+  if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, keys.length)
+  if (page.style === 'keyset') {
+    const start = findRow(ctx.db, resource, page.after)
+    if (!start || start.org_id !== principal.orgId) {
+      throw badRequest('The after parameter does not name a record of this collection.', [
+        { field: 'after', message: `no ${resource.singular} with id ${page.after}` },
+      ])
+    }
+    after = sortValues(start)
+  }
+  const offset =
+    page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
+  const rows = selectPage(ctx.db, resource, principal.orgId, {
+    where,
+    sort: query.sort,
+    limit: page.limit + 1,
+    offset,
+    after,
+  })
+  const hasMore = rows.length > page.limit
+  if (hasMore) rows.pop()
+  const total = query.includeTotal ? countRows(ctx.db, resource, principal.orgId, where) : null
+  const pagination: Pagination = { limit: page.limit, hasMore }
+  if (page.style === 'cursor' || page.style === 'keyset') {
+    const last = rows.at(-1)
+    pagination.nextCursor =
+      hasMore && last
+        ? ctx.cursors.encode(binding || cursorBinding(principal, resource, where, query), sortValues(last))
+        : null
+  } else {
+    if (page.style === 'page') pagination.page = page.page
+    else pagination.offset = page.offset
+    pagination.total = total
+    pagination.totalPages = total === null ? null : Math.ceil(total / page.limit)
+  }
+  if (query.includeTotal && pagination.total === undefined) pagination.total = total
+  return { data: rows.map((row) => serializeRow(resource, row)), pagination }
+}

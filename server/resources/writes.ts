@@ -1,0 +1,189 @@
+import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
+import { newId } from '../../shared/ids.ts'
+import type { Condition } from '../../shared/query.ts'
+import { childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { type Principal, requireScope } from '../auth/tokens.ts'
+import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
+import {
+  childRows,
+  deleteRow,
+  existsInOrg,
+  insertRow,
+  type Row,
+  referencesTo,
+  selectPage,
+  uniqueTaken,
+  updateRow,
+} from '../store/records.ts'
+import { isoNow } from '../store/time.ts'
+import { loadParent, loadRecord } from './access.ts'
+import type { EngineContext, ParentRef } from './context.ts'
+import { appendEvent } from './events.ts'
+import type { Entity } from './reads.ts'
+import { validateBody, type WriteMode } from './validate.ts'
+
+function readOnly(resource: Resource): ApiError {
+  return new ApiError('METHOD_NOT_ALLOWED', `${resource.name} is read-only.`)
+}
+
+/** Referenced records must exist in the caller's organization; unique fields must be free. */
+function checkRelations(
+  ctx: EngineContext,
+  resource: Resource,
+  orgId: string,
+  values: Record<string, unknown>,
+  selfId?: string,
+): void {
+  const details: ErrorDetail[] = []
+  for (const [name, value] of Object.entries(values)) {
+    const field = resource.fields[name]!
+    if (field.references && value !== null && resource.parent?.field !== name) {
+      const target = resourceByName(field.references)!
+      if (!existsInOrg(ctx.db, target, orgId, value as string)) {
+        details.push({ field: name, message: `no ${target.singular} with id ${value as string}` })
+      }
+    }
+  }
+  if (details.length > 0) throw validationError(details)
+  for (const [name, value] of Object.entries(values)) {
+    if (resource.fields[name]!.unique && uniqueTaken(ctx.db, resource, orgId, name, value, selfId)) {
+      throw new ApiError('CONFLICT', `Another ${resource.singular} already has this ${name}.`, [
+        { field: name, message: 'is already taken in this organization' },
+      ])
+    }
+  }
+}
+
+export function createRecord(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  body: unknown,
+  parent?: ParentRef,
+): Entity {
+  if (!resource.writable) throw readOnly(resource)
+  requireScope(principal, resource.scopes.write)
+  const values = validateBody(resource, body, 'create')
+  return ctx.db
+    .transaction(() => {
+      if (parent) {
+        loadParent(ctx, principal, resource, parent)
+        values[resource.parent!.field] = parent.id
+      }
+      checkRelations(ctx, resource, principal.orgId, values)
+      const now = isoNow(ctx.clock())
+      const id = newId(resource.prefix, ctx.clock())
+      insertRow(ctx.db, resource, { id, orgId: principal.orgId, values, now })
+      const entity = serializeRow(resource, {
+        ...rowFrom(resource, values),
+        id,
+        created_at: now,
+        updated_at: now,
+      })
+      appendEvent(ctx.db, principal.orgId, resource, 'created', entity, now)
+      return entity
+    })
+    .immediate()
+}
+
+/** PATCH (`patch`) or PUT (`replace`) of one record; returns the full record after the change. */
+export function updateRecord(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  id: string,
+  body: unknown,
+  mode: Exclude<WriteMode, 'create'>,
+  parent?: ParentRef,
+): Entity {
+  if (!resource.writable) throw readOnly(resource)
+  requireScope(principal, resource.scopes.write)
+  const values = validateBody(resource, body, mode)
+  return ctx.db
+    .transaction(() => {
+      const row = loadRecord(ctx, principal, resource, id, parent)
+      checkRelations(ctx, resource, principal.orgId, values, id)
+      const now = isoNow(ctx.clock())
+      updateRow(ctx.db, resource, id, values, now)
+      const entity = serializeRow(resource, { ...row, ...rowFrom(resource, values), updated_at: now })
+      appendEvent(ctx.db, principal.orgId, resource, 'updated', entity, now)
+      return entity
+    })
+    .immediate()
+}
+
+/** Deletes a record and, first, its nested children, each with its own event. */
+function deleteWithChildren(ctx: EngineContext, resource: Resource, row: Row, now: string): void {
+  for (const child of childrenOf(resource)) {
+    for (const childRow of childRows(ctx.db, child, row.id as string))
+      deleteWithChildren(ctx, child, childRow, now)
+  }
+  const blockers = referencesTo(ctx.db, resource, row.id as string)
+  if (blockers.length > 0) {
+    throw new ApiError(
+      'CONFLICT',
+      `This ${resource.singular} is still referenced; delete or change the referencing records first.`,
+      blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${row.id as string}` })),
+    )
+  }
+  deleteRow(ctx.db, resource, row.id as string)
+  appendEvent(ctx.db, row.org_id as string, resource, 'deleted', serializeRow(resource, row), now)
+}
+
+export function deleteRecord(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  id: string,
+  parent?: ParentRef,
+): void {
+  if (!resource.writable) throw readOnly(resource)
+  requireScope(principal, resource.scopes.write)
+  ctx.db
+    .transaction(() => {
+      const row = loadRecord(ctx, principal, resource, id, parent)
+      deleteWithChildren(ctx, resource, row, isoNow(ctx.clock()))
+    })
+    .immediate()
+}
+
+/** Deletes every record matching `where` (guarded by `confirm` at the edge); returns how many. */
+export function bulkDeleteRecords(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  where: Condition[],
+  parent?: ParentRef,
+): number {
+  if (!resource.writable) throw readOnly(resource)
+  requireScope(principal, resource.scopes.delete)
+  return ctx.db
+    .transaction(() => {
+      const conditions = [...where]
+      if (parent) {
+        loadParent(ctx, principal, resource, parent)
+        conditions.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
+      }
+      const now = isoNow(ctx.clock())
+      let deleted = 0
+      for (;;) {
+        const batch = selectPage(ctx.db, resource, principal.orgId, {
+          where: conditions,
+          sort: [{ field: 'createdAt', descending: false }],
+          limit: 500,
+        })
+        for (const row of batch) deleteWithChildren(ctx, resource, row, now)
+        deleted += batch.length
+        if (batch.length < 500) return deleted
+      }
+    })
+    .immediate()
+}
+
+/** Column-named view of JSON values, to serialize a record without reading it back. */
+function rowFrom(resource: Resource, values: Record<string, unknown>): Row {
+  const row: Row = {}
+  for (const [name, value] of Object.entries(values))
+    row[columnOf(name)] = toColumn(resource.fields[name]!, value)
+  return row
+}

@@ -1,0 +1,35 @@
+import type { Principal } from '../auth/tokens.ts'
+import { methodNotAllowed } from '../http/responses.ts'
+
+export interface RouteRequest {
+  request: Request
+  url: URL
+  params: Record<string, string>
+  principal: Principal
+}
+
+export type MethodHandler = (req: RouteRequest) => Response | Promise<Response>
+
+/** Methods of one path. HEAD and OPTIONS are derived: HEAD from GET, OPTIONS lists `Allow`. */
+export type MethodTable = Partial<Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', MethodHandler>>
+
+export function allowedMethods(table: MethodTable): string[] {
+  const methods = Object.keys(table)
+  if (table.GET) methods.splice(1, 0, 'HEAD')
+  return [...methods, 'OPTIONS']
+}
+
+/** HEAD answers exactly the headers GET would, with no body (RFC 9110 §9.3.2). */
+export async function headFrom(response: Response): Promise<Response> {
+  const headers = new Headers(response.headers)
+  if (response.body) headers.set('Content-Length', String((await response.arrayBuffer()).byteLength))
+  return new Response(null, { status: response.status, headers })
+}
+
+/** Picks the handler for the request's method; 405 with `Allow` for the others. */
+export function pickHandler(table: MethodTable, method: string): MethodHandler | 'OPTIONS' {
+  if (method === 'OPTIONS') return 'OPTIONS'
+  const handler = method === 'HEAD' ? table.GET : table[method as keyof MethodTable]
+  if (!handler) throw methodNotAllowed(allowedMethods(table))
+  return handler
+}

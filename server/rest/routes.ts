@@ -1,0 +1,154 @@
+import type { AnyElysia } from 'elysia'
+import { badRequest, notFound } from '../../shared/errors.ts'
+import { isId } from '../../shared/ids.ts'
+import type { ListQuery } from '../../shared/query.ts'
+import { DEFAULT_SORT } from '../../shared/query.ts'
+import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { TokenVerifier } from '../auth/tokens.ts'
+import { bearerToken } from '../auth/tokens.ts'
+import { readJsonBody } from '../http/body.ts'
+import { errorResponse, json, noContent } from '../http/responses.ts'
+import type { EngineContext, ParentRef } from '../resources/context.ts'
+import { getRecord, listRecords } from '../resources/reads.ts'
+import { bulkDeleteRecords, createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
+import { allowedMethods, headFrom, type MethodTable, pickHandler, type RouteRequest } from './handler.ts'
+import { withIdempotency } from './idempotency.ts'
+import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
+
+export interface RestDeps {
+  engine: EngineContext
+  verifier: TokenVerifier
+  log: (error: unknown) => void
+}
+
+const LIST_PARAMS = new Set<string>(PAGINATION_PARAMS)
+const BULK_DELETE_PARAMS = new Set(['confirm'])
+const NO_PARAMS = new Set<string>()
+
+function listQuery(url: URL): ListQuery {
+  rejectUnknownParams(url.searchParams, LIST_PARAMS)
+  const { page, includeTotal } = parsePage(url.searchParams)
+  return { where: [], sort: DEFAULT_SORT, page, includeTotal }
+}
+
+function parentOf(resource: Resource, params: Record<string, string>): ParentRef | undefined {
+  return resource.parent && params.parentId
+    ? { collection: resource.parent.collection, id: params.parentId }
+    : undefined
+}
+
+/** The next page's path: the same request with the new cursor (spec: `next`, path of the next page). */
+function nextPath(url: URL, cursor: string | null | undefined): string | null {
+  if (!cursor) return null
+  const params = new URLSearchParams(url.searchParams)
+  params.delete('after')
+  params.set('cursor', cursor)
+  return `${url.pathname}?${params}`
+}
+
+function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
+  const { engine } = deps
+  const table: MethodTable = {
+    GET: ({ url, params, principal }) => {
+      const query = listQuery(url)
+      const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
+      const pagination: Record<string, unknown> = { ...result.pagination }
+      if (query.page.style === 'cursor' || query.page.style === 'keyset')
+        pagination.next = nextPath(url, result.pagination.nextCursor)
+      return json(200, { data: result.data, pagination })
+    },
+  }
+  if (!resource.writable || (resource.parent && !nested)) return table
+  table.POST = async ({ request, url, params, principal }) => {
+    rejectUnknownParams(url.searchParams, NO_PARAMS)
+    const body = await readJsonBody(request)
+    return withIdempotency(engine.db, engine.clock, request, principal, url.pathname, body, () => {
+      const entity = createRecord(engine, principal, resource, body, parentOf(resource, params))
+      return json(201, entity, { Location: `${prefix}/${resource.name}/${entity.id as string}` })
+    })
+  }
+  table.DELETE = ({ url, params, principal }) => {
+    rejectUnknownParams(url.searchParams, BULK_DELETE_PARAMS)
+    if (url.searchParams.get('confirm') !== resource.name) {
+      throw badRequest(`Deleting a whole collection needs confirm=${resource.name}.`, [
+        { field: 'confirm', message: `must be ${resource.name}` },
+      ])
+    }
+    const count = bulkDeleteRecords(engine, principal, resource, [], parentOf(resource, params))
+    return noContent({ 'Deleted-Count': String(count) })
+  }
+  return table
+}
+
+function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
+  const { engine } = deps
+  const id = (params: Record<string, string>, url: URL) => {
+    rejectUnknownParams(url.searchParams, NO_PARAMS)
+    return params.id!
+  }
+  const table: MethodTable = {
+    GET: ({ url, params, principal }) =>
+      json(200, getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))),
+  }
+  if (!resource.writable) return table
+  const update =
+    (mode: 'replace' | 'patch') =>
+    async ({ request, url, params, principal }: RouteRequest) => {
+      const body = await readJsonBody(request)
+      return json(
+        200,
+        updateRecord(engine, principal, resource, id(params, url), body, mode, parentOf(resource, params)),
+      )
+    }
+  table.PUT = update('replace')
+  table.PATCH = update('patch')
+  table.DELETE = ({ url, params, principal }) => {
+    deleteRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
+    return noContent()
+  }
+  return table
+}
+
+/** Mounts every declared resource under `prefix` (`/api/v1`): collections, singletons and nested paths. */
+export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void {
+  const mount = (path: string, table: MethodTable, resource: Resource, nested = false) => {
+    app.all(
+      path,
+      async ({ request, params }) => {
+        try {
+          const handler = pickHandler(table, request.method)
+          if (handler === 'OPTIONS') return noContent({ Allow: allowedMethods(table).join(', ') })
+          const principal = await deps.verifier.verify(bearerToken(request.headers.get('authorization')))
+          // The router needs one parameter name per position: nested paths are /{parent}/:id/{child}/:childId.
+          const raw = (params ?? {}) as Record<string, string>
+          const p: Record<string, string> = nested
+            ? { parentId: raw.id!, ...(raw.childId ? { id: raw.childId } : {}) }
+            : raw
+          // An id of the wrong shape names nothing: 404 before any lookup.
+          if (p.id !== undefined && !isId(p.id, resource.prefix)) throw notFoundId(resource, p.id)
+          const parent = resource.parent ? resourceByName(resource.parent.collection)! : undefined
+          if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
+            throw notFoundId(parent, p.parentId)
+          const response = await handler({ request, url: new URL(request.url), params: p, principal })
+          return request.method === 'HEAD' ? headFrom(response) : response
+        } catch (error) {
+          return errorResponse(error, deps.log)
+        }
+      },
+      { parse: 'none' },
+    )
+  }
+  for (const resource of RESOURCES) {
+    mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
+    mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)
+    if (resource.parent) {
+      const base = `${prefix}/${resource.parent.collection}/:id/${resource.name}`
+      mount(base, collectionTable(prefix, resource, deps, true), resource, true)
+      mount(`${base}/:childId`, singletonTable(resource, deps), resource, true)
+    }
+  }
+}
+
+function notFoundId(resource: Resource, id: string) {
+  return notFound(`No ${resource.singular} with id ${id.slice(0, 100)}.`)
+}

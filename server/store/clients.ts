@@ -1,0 +1,136 @@
+import { sha256 } from '@oslojs/crypto/sha2'
+import { constantTimeEqual } from '@oslojs/crypto/subtle'
+import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
+import { newId } from '../../shared/ids.ts'
+import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import type { Database } from './db.ts'
+import { isoNow } from './time.ts'
+
+/** The CLI's public client, present in every database (contract: created by every migration run). */
+export const CLI_CLIENT_ID = 'api-cli'
+
+export const GRANT_TYPES = [
+  'client_credentials',
+  'authorization_code',
+  'refresh_token',
+  'urn:ietf:params:oauth:grant-type:device_code',
+] as const
+export type GrantType = (typeof GRANT_TYPES)[number]
+
+export interface OAuthClient {
+  id: string
+  orgId: string | null
+  name: string
+  public: boolean
+  redirectUris: string[]
+  grantTypes: GrantType[]
+  /** The scopes this client may ask for. */
+  scope: string[]
+}
+
+interface ClientRow {
+  id: string
+  org_id: string | null
+  name: string
+  secret_hash: string | null
+  public: number
+  redirect_uris: string
+  grant_types: string
+  scope: string
+}
+
+export interface NewClient {
+  name: string
+  orgId: string | null
+  public: boolean
+  redirectUris?: string[]
+  grantTypes?: GrantType[]
+  scope?: string[]
+}
+
+// Client secrets are 256 random bits, so a fast hash is enough at rest (unlike passwords, they
+// cannot be guessed from a dictionary); SHA-256 keeps token requests cheap.
+const hashSecret = (secret: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(secret)))
+
+export function createClient(db: Database, input: NewClient): { client: OAuthClient; secret: string | null } {
+  const id = newId('clt')
+  const secret = input.public
+    ? null
+    : `cs_${encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)))}`
+  const grantTypes =
+    input.grantTypes ?? (input.public ? ['authorization_code', 'refresh_token'] : ['client_credentials'])
+  const now = isoNow()
+  const client: OAuthClient = {
+    id,
+    orgId: input.orgId,
+    name: input.name,
+    public: input.public,
+    redirectUris: input.redirectUris ?? [],
+    grantTypes,
+    scope: input.scope ?? [...ALL_SCOPES],
+  }
+  insertClient(db, client, secret === null ? null : hashSecret(secret), now)
+  return { client, secret }
+}
+
+function insertClient(db: Database, c: OAuthClient, secretHash: string | null, now: string) {
+  db.query(
+    `INSERT INTO oauth_clients (id, org_id, name, secret_hash, public, redirect_uris, grant_types, scope, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, public = excluded.public,
+       redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types, scope = excluded.scope,
+       updated_at = excluded.updated_at`,
+  ).run(
+    c.id,
+    c.orgId,
+    c.name,
+    secretHash,
+    c.public ? 1 : 0,
+    JSON.stringify(c.redirectUris),
+    JSON.stringify(c.grantTypes),
+    c.scope.join(' '),
+    now,
+    now,
+  )
+}
+
+function fromRow(row: ClientRow): OAuthClient {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    public: row.public === 1,
+    redirectUris: JSON.parse(row.redirect_uris),
+    grantTypes: JSON.parse(row.grant_types),
+    scope: row.scope.split(' ').filter(Boolean),
+  }
+}
+
+export function findClient(db: Database, id: string): OAuthClient | null {
+  const row = db.query('SELECT * FROM oauth_clients WHERE id = ?').get(id) as ClientRow | null
+  return row ? fromRow(row) : null
+}
+
+/** The client when `secret` is its secret; null otherwise (also for public clients). */
+export function authenticateClient(db: Database, id: string, secret: string): OAuthClient | null {
+  const row = db.query('SELECT * FROM oauth_clients WHERE id = ?').get(id) as ClientRow | null
+  if (!row || row.secret_hash === null) return null
+  const given = new TextEncoder().encode(hashSecret(secret))
+  const stored = new TextEncoder().encode(row.secret_hash)
+  return constantTimeEqual(given, stored) ? fromRow(row) : null
+}
+
+/** Creates or refreshes the CLI's public client (device and authorization-code grants, loopback redirects). */
+export function ensureCliClient(db: Database): void {
+  const client: OAuthClient = {
+    id: CLI_CLIENT_ID,
+    orgId: null,
+    name: 'api command-line client',
+    public: true,
+    // RFC 8252 §7.3: any port on the loopback address is accepted for this redirect.
+    redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
+    grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    scope: [...ALL_SCOPES],
+  }
+  insertClient(db, client, null, isoNow())
+}

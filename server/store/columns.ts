@@ -1,0 +1,41 @@
+import { snakeCase } from '../../shared/resources/define.ts'
+import type { Field, Resource } from '../../shared/resources/index.ts'
+
+const cache = new Map<string, string>()
+
+/** The SQLite column behind a JSON field (`unitPrice` -> `unit_price`). */
+export function columnOf(field: string): string {
+  let column = cache.get(field)
+  if (column === undefined) {
+    column = snakeCase(field)
+    cache.set(field, column)
+  }
+  return column
+}
+
+type Row = Record<string, unknown>
+
+function fromColumn(field: Field, value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  if (field.kind === 'boolean') return value === 1 || value === true
+  if (field.kind === 'json') return JSON.parse(value as string)
+  return value
+}
+
+/** Converts a JSON value to what SQLite stores. */
+export function toColumn(field: Field, value: unknown): string | number | null {
+  if (value === null || value === undefined) return null
+  if (field.kind === 'boolean') return value ? 1 : 0
+  if (field.kind === 'json') return JSON.stringify(value)
+  return value as string | number
+}
+
+/** Builds the API representation of a row: camelCase fields in declaration order. */
+export function serializeRow(resource: Resource, row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row.id }
+  for (const [name, field] of Object.entries(resource.fields))
+    out[name] = fromColumn(field, row[columnOf(name)])
+  out.createdAt = row.created_at
+  out.updatedAt = row.updated_at
+  return out
+}

@@ -1,0 +1,92 @@
+import type { Condition, SortKey } from '../../shared/query.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { columnOf, toColumn } from './columns.ts'
+
+export type SqlValue = string | number | null
+export interface Sql {
+  text: string
+  params: SqlValue[]
+}
+
+const OPERATORS = { eq: '=', ne: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=', like: 'LIKE' } as const
+
+/** The column of a field or system field; throws on anything not declared (the allow-list). */
+export function columnFor(resource: Resource, field: string): string {
+  if (field === 'id' || field === 'createdAt' || field === 'updatedAt') return columnOf(field)
+  if (!(field in resource.fields)) throw new Error(`field ${field} is not declared on ${resource.name}`)
+  return columnOf(field)
+}
+
+function value(resource: Resource, field: string, raw: unknown): SqlValue {
+  const declared = resource.fields[field]
+  return declared ? toColumn(declared, raw) : (raw as SqlValue)
+}
+
+/** Compiles a condition tree to a parameterized SQL expression; values never enter the text. */
+export function compileCondition(resource: Resource, condition: Condition, params: SqlValue[]): string {
+  switch (condition.kind) {
+    case 'and':
+    case 'or': {
+      if (condition.conditions.length === 0) return condition.kind === 'and' ? '1' : '0'
+      const parts = condition.conditions.map((c) => compileCondition(resource, c, params))
+      return `(${parts.join(condition.kind === 'and' ? ' AND ' : ' OR ')})`
+    }
+    case 'not':
+      return `(NOT ${compileCondition(resource, condition.condition, params)})`
+    case 'compare': {
+      const column = columnFor(resource, condition.field)
+      if (condition.op === 'in') {
+        const values = condition.value as (string | number)[]
+        if (values.length === 0) return '0'
+        for (const v of values) params.push(value(resource, condition.field, v))
+        return `${column} IN (${values.map(() => '?').join(', ')})`
+      }
+      if (condition.value === null)
+        return condition.op === 'ne' ? `${column} IS NOT NULL` : `${column} IS NULL`
+      params.push(value(resource, condition.field, condition.value))
+      return condition.op === 'like'
+        ? `${column} LIKE ? ESCAPE '\\'`
+        : `${column} ${OPERATORS[condition.op]} ?`
+    }
+  }
+}
+
+/** ORDER BY for the sort keys, always ending with the id so that pages are stable. */
+export function orderBy(resource: Resource, sort: SortKey[]): { keys: SortKey[]; text: string } {
+  const keys = sort.some((k) => k.field === 'id')
+    ? sort
+    : [...sort, { field: 'id', descending: sort.at(-1)?.descending ?? true }]
+  return {
+    keys,
+    text: keys.map((k) => `${columnFor(resource, k.field)} ${k.descending ? 'DESC' : 'ASC'}`).join(', '),
+  }
+}
+
+/**
+ * Keyset condition: rows strictly after `values` in the order of `keys`. One row-value comparison
+ * when every key runs the same way (served by the index), the expanded OR form otherwise.
+ */
+export function afterKeys(
+  resource: Resource,
+  keys: SortKey[],
+  values: SqlValue[],
+  params: SqlValue[],
+): string {
+  const columns = keys.map((k) => columnFor(resource, k.field))
+  if (keys.every((k) => k.descending === keys[0]!.descending)) {
+    params.push(...values)
+    return `(${columns.join(', ')}) ${keys[0]!.descending ? '<' : '>'} (${columns.map(() => '?').join(', ')})`
+  }
+  const alternatives: string[] = []
+  for (let i = 0; i < keys.length; i++) {
+    const parts: string[] = []
+    for (let j = 0; j < i; j++) {
+      parts.push(`${columns[j]} = ?`)
+      params.push(values[j]!)
+    }
+    parts.push(`${columns[i]} ${keys[i]!.descending ? '<' : '>'} ?`)
+    params.push(values[i]!)
+    alternatives.push(`(${parts.join(' AND ')})`)
+  }
+  return `(${alternatives.join(' OR ')})`
+}

@@ -1,0 +1,12 @@
+import { type Migration, parseSqlContent } from 'bun-sqlite-migrations'
+// Embedded as text so the compiled binary carries its migrations.
+import init from './migrations/0001_init.sql' with { type: 'text' }
+
+/** Every migration in order; a migration is never edited once released, only followed by another. */
+const FILES: string[] = [init]
+
+export const MIGRATIONS: Migration[] = FILES.map((sql, i) => ({
+  version: i + 1,
+  up: parseSqlContent(sql.replace(/^--.*$/gm, '')),
+  down: '',
+}))

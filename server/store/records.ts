@@ -1,0 +1,127 @@
+import type { Condition, SortKey } from '../../shared/query.ts'
+import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { columnOf, toColumn } from './columns.ts'
+import { afterKeys, compileCondition, orderBy, type SqlValue } from './compile.ts'
+import type { Database } from './db.ts'
+
+export type Row = Record<string, unknown>
+
+export interface PageRequest {
+  where: Condition[]
+  sort: SortKey[]
+  limit: number
+  offset?: number
+  /** Keyset: the sort values (ending with the id) of the row the page starts after. */
+  after?: SqlValue[]
+}
+
+function whereClause(resource: Resource, orgId: string, where: Condition[], params: SqlValue[]): string {
+  params.push(orgId)
+  const parts = ['org_id = ?', ...where.map((c) => compileCondition(resource, c, params))]
+  return parts.join(' AND ')
+}
+
+/** One page of an organization's records; fetches `limit` rows (callers ask one extra to see if more follow). */
+export function selectPage(db: Database, resource: Resource, orgId: string, request: PageRequest): Row[] {
+  const params: SqlValue[] = []
+  let where = whereClause(resource, orgId, request.where, params)
+  const order = orderBy(resource, request.sort)
+  if (request.after) where += ` AND ${afterKeys(resource, order.keys, request.after, params)}`
+  let sql = `SELECT * FROM ${resource.table} WHERE ${where} ORDER BY ${order.text} LIMIT ?`
+  params.push(request.limit)
+  if (request.offset) {
+    sql += ' OFFSET ?'
+    params.push(request.offset)
+  }
+  return db.query(sql).all(...params) as Row[]
+}
+
+export function countRows(db: Database, resource: Resource, orgId: string, where: Condition[]): number {
+  const params: SqlValue[] = []
+  const sql = `SELECT count(*) AS n FROM ${resource.table} WHERE ${whereClause(resource, orgId, where, params)}`
+  return (db.query(sql).get(...params) as { n: number }).n
+}
+
+/** A record by id in any organization; callers decide between 403 and 404. */
+export function findRow(db: Database, resource: Resource, id: string): Row | null {
+  return db.query(`SELECT * FROM ${resource.table} WHERE id = ?`).get(id) as Row | null
+}
+
+export function existsInOrg(db: Database, resource: Resource, orgId: string, id: string): boolean {
+  return db.query(`SELECT 1 FROM ${resource.table} WHERE id = ? AND org_id = ?`).get(id, orgId) !== null
+}
+
+/** True when another record of the organization already holds `value` in a unique field. */
+export function uniqueTaken(
+  db: Database,
+  resource: Resource,
+  orgId: string,
+  field: string,
+  value: unknown,
+  exceptId?: string,
+): boolean {
+  const column = columnOf(field)
+  return (
+    db
+      .query(`SELECT 1 FROM ${resource.table} WHERE org_id = ? AND ${column} = ? AND id != ?`)
+      .get(orgId, value as SqlValue, exceptId ?? '') !== null
+  )
+}
+
+export function insertRow(
+  db: Database,
+  resource: Resource,
+  row: { id: string; orgId: string; values: Record<string, unknown>; now: string },
+): void {
+  const names = Object.keys(resource.fields)
+  const columns = ['id', 'org_id', ...names.map(columnOf), 'created_at', 'updated_at']
+  const params: SqlValue[] = [row.id, row.orgId]
+  for (const name of names) params.push(toColumn(resource.fields[name]!, row.values[name]))
+  params.push(row.now, row.now)
+  db.query(
+    `INSERT INTO ${resource.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  ).run(...params)
+}
+
+export function updateRow(
+  db: Database,
+  resource: Resource,
+  id: string,
+  values: Record<string, unknown>,
+  now: string,
+) {
+  const names = Object.keys(values)
+  const params: SqlValue[] = names.map((n) => toColumn(resource.fields[n]!, values[n]))
+  const sets = [...names.map((n) => `${columnOf(n)} = ?`), 'updated_at = ?']
+  params.push(now, id)
+  db.query(`UPDATE ${resource.table} SET ${sets.join(', ')} WHERE id = ?`).run(...params)
+}
+
+export function deleteRow(db: Database, resource: Resource, id: string): void {
+  db.query(`DELETE FROM ${resource.table} WHERE id = ?`).run(id)
+}
+
+/** Children of a record (`line-items` of an order), oldest first. */
+export function childRows(db: Database, child: Resource, parentId: string): Row[] {
+  const column = columnOf(child.parent!.field)
+  return db
+    .query(`SELECT * FROM ${child.table} WHERE ${column} = ? ORDER BY created_at, id`)
+    .all(parentId) as Row[]
+}
+
+/** Records of other resources that point at this one through a reference field (not as parent). */
+export function referencesTo(
+  db: Database,
+  target: Resource,
+  id: string,
+): { collection: string; field: string }[] {
+  const found: { collection: string; field: string }[] = []
+  for (const resource of RESOURCES) {
+    for (const [name, field] of Object.entries(resource.fields)) {
+      if (field.references !== target.name || resource.parent?.field === name) continue
+      const hit = db.query(`SELECT 1 FROM ${resource.table} WHERE ${columnOf(name)} = ? LIMIT 1`).get(id)
+      if (hit !== null) found.push({ collection: resource.name, field: name })
+    }
+  }
+  return found
+}

@@ -1,0 +1,42 @@
+/**
+ * TypeID-shaped identifiers: `<prefix>_<26 chars>`, the 128 bits of a UUIDv7 in lowercase
+ * Crockford base32 (https://github.com/jetify-com/typeid/tree/main/spec). Time-ordered, never
+ * sequential integers.
+ */
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
+const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/
+
+/** The 16 bytes of a fresh UUIDv7 (RFC 9562 §5.7). */
+export function uuidv7Bytes(now = Date.now()): Uint8Array {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  let ms = now
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = ms % 256
+    ms = Math.floor(ms / 256)
+  }
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f)
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f)
+  return bytes
+}
+
+function encodeBase32(bytes: Uint8Array): string {
+  let value = 0n
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
+  let out = ''
+  // 130 bits in 26 groups of 5; the two leading bits are zero, so the first char is 0-7.
+  for (let i = 25; i >= 0; i--) out += ALPHABET[Number((value >> BigInt(i * 5)) & 31n)]
+  return out
+}
+
+export function newId(prefix: string, now = Date.now()): string {
+  return `${prefix}_${encodeBase32(uuidv7Bytes(now))}`
+}
+
+export function isId(value: unknown, prefix: string): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length === prefix.length + 27 &&
+    value.startsWith(`${prefix}_`) &&
+    SUFFIX.test(value.slice(prefix.length + 1))
+  )
+}

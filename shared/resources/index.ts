@@ -1,0 +1,40 @@
+import { addresses } from './addresses.ts'
+import { comments } from './comments.ts'
+import type { Resource } from './define.ts'
+import { events } from './events.ts'
+import { lineItems } from './line-items.ts'
+import { orders } from './orders.ts'
+import { posts } from './posts.ts'
+import { products } from './products.ts'
+import { users } from './users.ts'
+
+export type { Resource } from './define.ts'
+export type { Field } from './fields.ts'
+
+/** Every resource the API serves, in dependency order (parents and referenced ones first). */
+export const RESOURCES: readonly Resource[] = [
+  users,
+  addresses,
+  products,
+  orders,
+  lineItems,
+  posts,
+  comments,
+  events,
+]
+
+const byName = new Map(RESOURCES.map((r) => [r.name, r]))
+
+export function resourceByName(name: string): Resource | undefined {
+  return byName.get(name)
+}
+
+/** The nested collections of a resource (`orders` -> `line-items`). */
+export function childrenOf(resource: Resource): Resource[] {
+  return RESOURCES.filter((r) => r.parent?.collection === resource.name)
+}
+
+/** Every scope the service knows, in a stable order. */
+export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) =>
+  r.writable ? [r.scopes.read, r.scopes.write, r.scopes.delete] : [r.scopes.read],
+)

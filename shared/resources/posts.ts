@@ -1,0 +1,14 @@
+import { defineResource } from './define.ts'
+import { boolean, reference, text } from './fields.ts'
+
+export const posts = defineResource({
+  name: 'posts',
+  singular: 'post',
+  prefix: 'pst',
+  fields: {
+    authorId: reference('users', 'usr', { filter: 'eq' }),
+    title: text({ max: 300, sort: true, search: true }),
+    body: text({ max: 100_000, min: 0, default: '', search: true }),
+    published: boolean({ default: false, filter: 'eq' }),
+  },
+})

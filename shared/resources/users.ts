@@ -1,0 +1,15 @@
+import { defineResource } from './define.ts'
+import { enumeration, text } from './fields.ts'
+
+export const ROLES = ['admin', 'member', 'viewer'] as const
+
+export const users = defineResource({
+  name: 'users',
+  singular: 'user',
+  prefix: 'usr',
+  fields: {
+    name: text({ max: 200, sort: true, search: true }),
+    email: text({ max: 254, format: 'email', filter: 'eq', sort: true, search: true, unique: true }),
+    role: enumeration(ROLES, { default: 'member', filter: 'eq', sort: true }),
+  },
+})
