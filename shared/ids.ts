@@ -6,9 +6,26 @@
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/
 
-/** The 16 bytes of a fresh UUIDv7 (RFC 9562 §5.7). */
+let last: { ms: number; bytes: Uint8Array } | null = null
+
+/**
+ * The 16 bytes of a fresh UUIDv7 (RFC 9562 §5.7). Within one millisecond (or if the clock steps
+ * back) the previous value is incremented (RFC 9562 §6.2, method 2), so ids made by one process
+ * sort in creation order: records created in the same millisecond keep their order in lists.
+ */
 export function uuidv7Bytes(now = Date.now()): Uint8Array {
+  if (last && now <= last.ms) {
+    const bytes = last.bytes.slice()
+    for (let i = 15; i >= 9; i--) {
+      bytes[i] = (bytes[i]! + 1) & 0xff
+      if (bytes[i] !== 0) break
+    }
+    last = { ms: last.ms, bytes }
+    return bytes.slice()
+  }
   const bytes = crypto.getRandomValues(new Uint8Array(16))
+  // Leave room to count up within the millisecond.
+  bytes[9] = bytes[9]! & 0x7f
   let ms = now
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ms % 256
@@ -16,7 +33,8 @@ export function uuidv7Bytes(now = Date.now()): Uint8Array {
   }
   bytes[6] = 0x70 | (bytes[6]! & 0x0f)
   bytes[8] = 0x80 | (bytes[8]! & 0x3f)
-  return bytes
+  last = { ms: now, bytes }
+  return bytes.slice()
 }
 
 function encodeBase32(bytes: Uint8Array): string {

@@ -135,9 +135,9 @@ export class TokenVerifier {
 
 /** Reads `Authorization: Bearer <token>` (RFC 6750 §2.1). */
 export function bearerToken(header: string | null): string {
-  if (!header) throw unauthorized()
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
-  if (!match) throw unauthorized('expected "Authorization: Bearer <token>"')
+  const match = header ? /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim()) : null
+  // RFC 6750 §3.1: no bearer token (none, another scheme, or not token68) gets the bare challenge.
+  if (!match) throw unauthorized()
   return match[1]!
 }
 

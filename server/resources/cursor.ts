@@ -29,7 +29,9 @@ export class CursorCodec {
   /** The sort values a cursor carries; 400 naming `cursor` when it is not one of ours for this query. */
   decode(binding: string, cursor: string, length: number): SqlValue[] {
     const [payload, tag, extra] = cursor.split('.')
-    if (!payload || !tag || extra !== undefined || cursor.length > 2048) throw this.invalid()
+    // The tag is unpadded base64url as encoded; padding would give a second spelling of the same cursor.
+    if (!payload || !tag || extra !== undefined || cursor.length > 2048 || tag.includes('='))
+      throw this.invalid()
     let given: Uint8Array
     try {
       given = decodeBase64urlIgnorePadding(tag)

@@ -1,7 +1,7 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
-import type { Condition, ListQuery } from '../../shared/query.ts'
+import type { Condition, ListQuery } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
@@ -16,6 +16,7 @@ export interface Pagination {
   limit: number
   hasMore: boolean
   nextCursor?: string | null
+  nextAfter?: string | null
   page?: number
   offset?: number
   total?: number | null
@@ -81,6 +82,7 @@ export function listRecords(
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
   const rows = selectPage(ctx.db, resource, principal.orgId, {
     where,
+    search: query.search,
     sort: query.sort,
     limit: page.limit + 1,
     offset,
@@ -88,20 +90,32 @@ export function listRecords(
   })
   const hasMore = rows.length > page.limit
   if (hasMore) rows.pop()
-  const total = query.includeTotal ? countRows(ctx.db, resource, principal.orgId, where) : null
-  const pagination: Pagination = { limit: page.limit, hasMore }
-  if (page.style === 'cursor' || page.style === 'keyset') {
-    const last = rows.at(-1)
-    pagination.nextCursor =
-      hasMore && last
-        ? ctx.cursors.encode(binding || cursorBinding(principal, resource, where, query), sortValues(last))
-        : null
-  } else {
-    if (page.style === 'page') pagination.page = page.page
-    else pagination.offset = page.offset
-    pagination.total = total
-    pagination.totalPages = total === null ? null : Math.ceil(total / page.limit)
+  const total = query.includeTotal ? countRows(ctx.db, resource, principal.orgId, where, query.search) : null
+  const last = rows.at(-1)
+  let pagination: Pagination
+  switch (page.style) {
+    case 'cursor':
+      pagination = {
+        limit: page.limit,
+        hasMore,
+        nextCursor: hasMore && last ? ctx.cursors.encode(binding, sortValues(last)) : null,
+      }
+      if (query.includeTotal) pagination.total = total
+      break
+    case 'keyset':
+      pagination = { limit: page.limit, hasMore, nextAfter: hasMore && last ? (last.id as string) : null }
+      if (query.includeTotal) pagination.total = total
+      break
+    default:
+      // Spec: page and offset styles answer page, limit, total, totalPages (totals only when asked).
+      pagination = {
+        page: page.style === 'page' ? page.page : Math.floor(page.offset / page.limit) + 1,
+        ...(page.style === 'offset' ? { offset: page.offset } : {}),
+        limit: page.limit,
+        total,
+        totalPages: total === null ? null : Math.ceil(total / page.limit),
+        hasMore,
+      }
   }
-  if (query.includeTotal && pagination.total === undefined) pagination.total = total
   return { data: rows.map((row) => serializeRow(resource, row)), pagination }
 }

@@ -56,7 +56,8 @@ export function validateBody(resource: Resource, body: unknown, mode: WriteMode)
   const details: ErrorDetail[] = []
   const values: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(input)) {
-    const field = resource.fields[name]
+    // Own keys only: a body key such as `constructor` or `__proto__` must not find Object.prototype's members.
+    const field = Object.hasOwn(resource.fields, name) ? resource.fields[name] : undefined
     if (name === 'id' || name === 'createdAt' || name === 'updatedAt' || field?.readOnly) {
       details.push({ field: name, message: 'is read-only' })
     } else if (!field) {

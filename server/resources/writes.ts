@@ -1,6 +1,6 @@
 import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
-import type { Condition } from '../../shared/query.ts'
+import type { Condition } from '../../shared/query/types.ts'
 import { childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
@@ -153,6 +153,7 @@ export function bulkDeleteRecords(
   principal: Principal,
   resource: Resource,
   where: Condition[],
+  search: string | undefined,
   parent?: ParentRef,
 ): number {
   if (!resource.writable) throw readOnly(resource)
@@ -169,6 +170,7 @@ export function bulkDeleteRecords(
       for (;;) {
         const batch = selectPage(ctx.db, resource, principal.orgId, {
           where: conditions,
+          search,
           sort: [{ field: 'createdAt', descending: false }],
           limit: 500,
         })

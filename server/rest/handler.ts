@@ -19,13 +19,6 @@ export function allowedMethods(table: MethodTable): string[] {
   return [...methods, 'OPTIONS']
 }
 
-/** HEAD answers exactly the headers GET would, with no body (RFC 9110 §9.3.2). */
-export async function headFrom(response: Response): Promise<Response> {
-  const headers = new Headers(response.headers)
-  if (response.body) headers.set('Content-Length', String((await response.arrayBuffer()).byteLength))
-  return new Response(null, { status: response.status, headers })
-}
-
 /** Picks the handler for the request's method; 405 with `Allow` for the others. */
 export function pickHandler(table: MethodTable, method: string): MethodHandler | 'OPTIONS' {
   if (method === 'OPTIONS') return 'OPTIONS'

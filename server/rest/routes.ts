@@ -1,8 +1,9 @@
 import type { AnyElysia } from 'elysia'
 import { badRequest, notFound } from '../../shared/errors.ts'
 import { isId } from '../../shared/ids.ts'
-import type { ListQuery } from '../../shared/query.ts'
-import { DEFAULT_SORT } from '../../shared/query.ts'
+import { parseListParams } from '../../shared/query/list-params.ts'
+import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagination.ts'
+import type { ListQuery } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { bearerToken } from '../auth/tokens.ts'
@@ -11,9 +12,8 @@ import { errorResponse, json, noContent } from '../http/responses.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { getRecord, listRecords } from '../resources/reads.ts'
 import { bulkDeleteRecords, createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
-import { allowedMethods, headFrom, type MethodTable, pickHandler, type RouteRequest } from './handler.ts'
+import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from './handler.ts'
 import { withIdempotency } from './idempotency.ts'
-import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
 
 export interface RestDeps {
   engine: EngineContext
@@ -21,14 +21,23 @@ export interface RestDeps {
   log: (error: unknown) => void
 }
 
-const LIST_PARAMS = new Set<string>(PAGINATION_PARAMS)
-const BULK_DELETE_PARAMS = new Set(['confirm'])
 const NO_PARAMS = new Set<string>()
+const NOT_FOR_BULK_DELETE = [...PAGINATION_PARAMS, 'sort']
 
-function listQuery(url: URL): ListQuery {
-  rejectUnknownParams(url.searchParams, LIST_PARAMS)
-  const { page, includeTotal } = parsePage(url.searchParams)
-  return { where: [], sort: DEFAULT_SORT, page, includeTotal }
+/** Bulk delete takes `confirm` and the collection's filters, nothing that pages or sorts. */
+function bulkDeleteQuery(resource: Resource, url: URL): ListQuery {
+  const parsed = parseListParams(resource, url.searchParams, ['confirm'])
+  const paging = NOT_FOR_BULK_DELETE.find((name) => url.searchParams.has(name))
+  if (paging)
+    throw badRequest(`${paging} does not apply to a bulk delete.`, [
+      { field: paging, message: 'is not a parameter of a bulk delete' },
+    ])
+  if (url.searchParams.get('confirm') !== resource.name) {
+    throw badRequest(`Deleting a whole collection needs confirm=${resource.name}.`, [
+      { field: 'confirm', message: `must be ${resource.name}` },
+    ])
+  }
+  return parsed.query
 }
 
 function parentOf(resource: Resource, params: Record<string, string>): ParentRef | undefined {
@@ -37,12 +46,11 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
     : undefined
 }
 
-/** The next page's path: the same request with the new cursor (spec: `next`, path of the next page). */
-function nextPath(url: URL, cursor: string | null | undefined): string | null {
-  if (!cursor) return null
+/** The next page's path: the same request with the new position (spec: `next`, path of the next page). */
+function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | undefined): string | null {
+  if (!value) return null
   const params = new URLSearchParams(url.searchParams)
-  params.delete('after')
-  params.set('cursor', cursor)
+  params.set(name, value)
   return `${url.pathname}?${params}`
 }
 
@@ -50,12 +58,15 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   const { engine } = deps
   const table: MethodTable = {
     GET: ({ url, params, principal }) => {
-      const query = listQuery(url)
+      const { query, filters } = parseListParams(resource, url.searchParams)
       const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
       const pagination: Record<string, unknown> = { ...result.pagination }
-      if (query.page.style === 'cursor' || query.page.style === 'keyset')
-        pagination.next = nextPath(url, result.pagination.nextCursor)
-      return json(200, { data: result.data, pagination })
+      if (query.page.style === 'cursor')
+        pagination.next = nextPath(url, 'cursor', result.pagination.nextCursor)
+      if (query.page.style === 'keyset') pagination.next = nextPath(url, 'after', result.pagination.nextAfter)
+      const body: Record<string, unknown> = { data: result.data, pagination }
+      if (Object.keys(filters).length > 0) body.filters = filters
+      return json(200, body)
     },
   }
   if (!resource.writable || (resource.parent && !nested)) return table
@@ -68,13 +79,15 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
     })
   }
   table.DELETE = ({ url, params, principal }) => {
-    rejectUnknownParams(url.searchParams, BULK_DELETE_PARAMS)
-    if (url.searchParams.get('confirm') !== resource.name) {
-      throw badRequest(`Deleting a whole collection needs confirm=${resource.name}.`, [
-        { field: 'confirm', message: `must be ${resource.name}` },
-      ])
-    }
-    const count = bulkDeleteRecords(engine, principal, resource, [], parentOf(resource, params))
+    const query = bulkDeleteQuery(resource, url)
+    const count = bulkDeleteRecords(
+      engine,
+      principal,
+      resource,
+      query.where,
+      query.search,
+      parentOf(resource, params),
+    )
     return noContent({ 'Deleted-Count': String(count) })
   }
   return table
@@ -130,7 +143,8 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
           if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
             throw notFoundId(parent, p.parentId)
           const response = await handler({ request, url: new URL(request.url), params: p, principal })
-          return request.method === 'HEAD' ? headFrom(response) : response
+          // HEAD runs the GET handler: Bun.serve sends its headers, Content-Length included, without the body.
+          return response
         } catch (error) {
           return errorResponse(error, deps.log)
         }

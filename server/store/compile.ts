@@ -1,4 +1,4 @@
-import type { Condition, SortKey } from '../../shared/query.ts'
+import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { columnOf, toColumn } from './columns.ts'
 
@@ -89,4 +89,23 @@ export function afterKeys(
     alternatives.push(`(${parts.join(' AND ')})`)
   }
   return `(${alternatives.join(' OR ')})`
+}
+
+/** Most words of a search that reach the FTS5 index. */
+export const MAX_SEARCH_TERMS = 12
+
+/**
+ * An FTS5 MATCH string from free text: each word quoted (so FTS5 syntax in the text is inert),
+ * all required, the last one as a prefix so that `wid` finds `widget`. Null when no word is left.
+ */
+export function ftsMatch(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}_]+/gu)?.slice(0, MAX_SEARCH_TERMS)
+  if (!words || words.length === 0) return null
+  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ')
+}
+
+/** Rows whose searchable fields match; the FTS table shares the rowid of its content table. */
+export function searchCondition(table: string, match: string, params: SqlValue[]): string {
+  params.push(match)
+  return `rowid IN (SELECT rowid FROM ${table}_fts WHERE ${table}_fts MATCH ?)`
 }

@@ -1,13 +1,15 @@
-import type { Condition, SortKey } from '../../shared/query.ts'
+import type { Condition, SortKey } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import { columnOf, toColumn } from './columns.ts'
-import { afterKeys, compileCondition, orderBy, type SqlValue } from './compile.ts'
+import { afterKeys, compileCondition, ftsMatch, orderBy, type SqlValue, searchCondition } from './compile.ts'
 import type { Database } from './db.ts'
 
 export type Row = Record<string, unknown>
 
 export interface PageRequest {
   where: Condition[]
+  /** Free text for the resource's full-text index. */
+  search?: string
   sort: SortKey[]
   limit: number
   offset?: number
@@ -15,16 +17,26 @@ export interface PageRequest {
   after?: SqlValue[]
 }
 
-function whereClause(resource: Resource, orgId: string, where: Condition[], params: SqlValue[]): string {
+function whereClause(
+  resource: Resource,
+  orgId: string,
+  where: Condition[],
+  search: string | undefined,
+  params: SqlValue[],
+): string {
   params.push(orgId)
   const parts = ['org_id = ?', ...where.map((c) => compileCondition(resource, c, params))]
+  if (search !== undefined) {
+    const match = ftsMatch(search)
+    parts.push(match === null ? '0' : searchCondition(resource.table, match, params))
+  }
   return parts.join(' AND ')
 }
 
 /** One page of an organization's records; fetches `limit` rows (callers ask one extra to see if more follow). */
 export function selectPage(db: Database, resource: Resource, orgId: string, request: PageRequest): Row[] {
   const params: SqlValue[] = []
-  let where = whereClause(resource, orgId, request.where, params)
+  let where = whereClause(resource, orgId, request.where, request.search, params)
   const order = orderBy(resource, request.sort)
   if (request.after) where += ` AND ${afterKeys(resource, order.keys, request.after, params)}`
   let sql = `SELECT * FROM ${resource.table} WHERE ${where} ORDER BY ${order.text} LIMIT ?`
@@ -36,9 +48,15 @@ export function selectPage(db: Database, resource: Resource, orgId: string, requ
   return db.query(sql).all(...params) as Row[]
 }
 
-export function countRows(db: Database, resource: Resource, orgId: string, where: Condition[]): number {
+export function countRows(
+  db: Database,
+  resource: Resource,
+  orgId: string,
+  where: Condition[],
+  search?: string,
+): number {
   const params: SqlValue[] = []
-  const sql = `SELECT count(*) AS n FROM ${resource.table} WHERE ${whereClause(resource, orgId, where, params)}`
+  const sql = `SELECT count(*) AS n FROM ${resource.table} WHERE ${whereClause(resource, orgId, where, search, params)}`
   return (db.query(sql).get(...params) as { n: number }).n
 }
 

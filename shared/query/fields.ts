@@ -1,0 +1,81 @@
+import type { Field, Resource } from '../resources/index.ts'
+
+/** A field a query may name: a declared field or one of the system fields every record has. */
+export interface QueryField {
+  /** The JSON name (`createdAt`). */
+  name: string
+  kind: Field['kind']
+  values?: readonly string[]
+  references?: string
+  nullable: boolean
+}
+
+const SYSTEM: Record<string, QueryField> = {
+  id: { name: 'id', kind: 'text', nullable: false },
+  createdAt: { name: 'createdAt', kind: 'timestamp', nullable: false },
+  updatedAt: { name: 'updatedAt', kind: 'timestamp', nullable: false },
+}
+
+export const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+export const snakeName = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/** Looks a field up by its JSON (camelCase) or query (snake_case) name. */
+export function queryField(resource: Resource, name: string): QueryField | undefined {
+  const camel = camelCase(name)
+  if (camel in SYSTEM) return SYSTEM[camel]
+  const field = resource.fields[camel]
+  if (!field || field.kind === 'json') return undefined
+  return {
+    name: camel,
+    kind: field.kind,
+    values: field.values,
+    references: field.references,
+    nullable: field.nullable,
+  }
+}
+
+/** Fields a filter may name: declared filters and sort fields, and the system fields. */
+export function filterableFields(resource: Resource): string[] {
+  return [...new Set(['id', ...resource.filterable, ...resource.sortable])]
+}
+
+const INTEGER = /^-?\d{1,16}$/
+// ISO 8601 date or date-time; a date alone means midnight UTC.
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+export type FilterValue = string | number | boolean
+
+/**
+ * Turns a filter value from text (query string) or JSON (filter expressions, QUERY bodies) into
+ * the typed value the field holds. Returns an error message instead when it cannot.
+ */
+export function coerceFilterValue(
+  field: QueryField,
+  raw: unknown,
+): { value: FilterValue } | { error: string } {
+  switch (field.kind) {
+    case 'integer': {
+      if (typeof raw === 'number' && Number.isSafeInteger(raw)) return { value: raw }
+      if (typeof raw === 'string' && INTEGER.test(raw) && Number.isSafeInteger(Number(raw)))
+        return { value: Number(raw) }
+      return { error: 'must be a whole number' }
+    }
+    case 'boolean':
+      if (raw === true || raw === 'true') return { value: true }
+      if (raw === false || raw === 'false') return { value: false }
+      return { error: 'must be true or false' }
+    case 'timestamp': {
+      if (typeof raw !== 'string' || !ISO.test(raw)) return { error: 'must be an ISO 8601 date or date-time' }
+      const time = Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : raw)
+      if (Number.isNaN(time)) return { error: 'must be an ISO 8601 date or date-time' }
+      return { value: new Date(time).toISOString() }
+    }
+    case 'enum':
+      if (typeof raw === 'string' && field.values!.includes(raw)) return { value: raw }
+      return { error: `must be one of ${field.values!.join(', ')}` }
+    default:
+      if (typeof raw !== 'string') return { error: 'must be a string' }
+      if (raw.length > 500) return { error: 'must be at most 500 characters' }
+      return { value: raw }
+  }
+}

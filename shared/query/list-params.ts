@@ -1,0 +1,147 @@
+import { badRequest, type ErrorDetail } from '../errors.ts'
+import type { Resource } from '../resources/index.ts'
+import { coerceFilterValue, type FilterValue, queryField, snakeName } from './fields.ts'
+import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
+import { type Condition, DEFAULT_SORT, type ListQuery, type SortKey } from './types.ts'
+
+export const MAX_SORT_KEYS = 4
+export const MAX_SEARCH_LENGTH = 200
+
+/** One query parameter that filters a collection. */
+export interface FilterParam {
+  name: string
+  field: string
+  op: 'eq' | 'gte' | 'lte' | 'gt' | 'lt'
+}
+
+/**
+ * The filter parameters a collection accepts, derived from its declaration: `field=` for
+ * equality, `field_gte=`/`field_lte=` for ranges, `created_after`/`created_before` and
+ * `updated_after`/`updated_before` for dates.
+ */
+export function filterParams(resource: Resource): FilterParam[] {
+  const params: FilterParam[] = []
+  for (const name of resource.filterable) {
+    const kind = resource.fields[name]!.filter!
+    const snake = snakeName(name)
+    if (kind !== 'range') params.push({ name: snake, field: name, op: 'eq' })
+    if (kind !== 'eq') {
+      params.push({ name: `${snake}_gte`, field: name, op: 'gte' })
+      params.push({ name: `${snake}_lte`, field: name, op: 'lte' })
+    }
+  }
+  for (const stamp of ['created', 'updated'] as const) {
+    params.push({ name: `${stamp}_after`, field: `${stamp}At`, op: 'gt' })
+    params.push({ name: `${stamp}_before`, field: `${stamp}At`, op: 'lt' })
+  }
+  return params
+}
+
+const cache = new Map<string, { byName: Map<string, FilterParam>; known: Set<string> }>()
+
+function paramsOf(resource: Resource) {
+  let entry = cache.get(resource.name)
+  if (!entry) {
+    const byName = new Map(filterParams(resource).map((p) => [p.name, p]))
+    const known = new Set<string>([...PAGINATION_PARAMS, 'sort', 'q', 'search', ...byName.keys()])
+    entry = { byName, known }
+    cache.set(resource.name, entry)
+  }
+  return entry
+}
+
+/** Parses `sort=-amount,created_at:asc` against the declared sort fields. */
+export function parseSort(resource: Resource, raw: string | null): SortKey[] {
+  if (raw === null) return DEFAULT_SORT
+  const fail = (message: string) =>
+    badRequest(`The sort parameter is not valid: ${message}.`, [{ field: 'sort', message }])
+  const parts = raw.split(',')
+  if (parts.length > MAX_SORT_KEYS) throw fail(`at most ${MAX_SORT_KEYS} keys`)
+  const keys: SortKey[] = []
+  for (const part of parts) {
+    const match = /^([+-]?)([A-Za-z_]{1,64})(?::(asc|desc))?$/.exec(part.trim())
+    if (!match) throw fail(`"${part.slice(0, 80)}" is not field, -field or field:asc|desc`)
+    const [, sign, name, direction] = match
+    if (sign && direction) throw fail(`"${part}" gives the direction twice`)
+    const field = queryField(resource, name!)
+    if (!field || !(field.name === 'id' || resource.sortable.includes(field.name))) {
+      throw fail(`${name} is not sortable (sortable: ${resource.sortable.map(snakeName).join(', ')})`)
+    }
+    if (keys.some((k) => k.field === field.name)) throw fail(`${name} appears twice`)
+    keys.push({ field: field.name, descending: sign === '-' || direction === 'desc' })
+  }
+  return keys
+}
+
+/** Parses `q` (or its alias `search`): free text, matched word by word. */
+export function parseSearch(resource: Resource, params: URLSearchParams): string | undefined {
+  const q = params.get('q')
+  const search = params.get('search')
+  if (q !== null && search !== null) {
+    throw badRequest('Use q or search, not both.', [
+      { field: 'search', message: 'cannot be combined with q' },
+    ])
+  }
+  const name = q !== null ? 'q' : 'search'
+  const text = q ?? search
+  if (text === null) return undefined
+  const fail = (message: string) =>
+    badRequest(`The ${name} parameter is not valid: ${message}.`, [{ field: name, message }])
+  if (resource.searchable.length === 0) throw fail(`${resource.name} has no searchable fields`)
+  if (text.trim().length === 0) throw fail('must not be empty')
+  if (text.length > MAX_SEARCH_LENGTH) throw fail(`must be at most ${MAX_SEARCH_LENGTH} characters`)
+  return text
+}
+
+export interface ParsedList {
+  query: ListQuery
+  /** The applied filters, keyed by parameter name, echoed in the response. */
+  filters: Record<string, FilterValue | FilterValue[]>
+}
+
+/**
+ * Everything a collection GET (or a QUERY body with the same parameters) may carry: pagination,
+ * filters, `q`/`search` and `sort`. Unknown and repeated parameters, malformed values and
+ * unsortable fields are 400 with a detail naming the parameter.
+ */
+export function parseListParams(
+  resource: Resource,
+  params: URLSearchParams,
+  extra: Iterable<string> = [],
+): ParsedList {
+  const { byName, known } = paramsOf(resource)
+  rejectUnknownParams(params, new Set([...known, ...extra]))
+  const where: Condition[] = []
+  const filters: ParsedList['filters'] = {}
+  const details: ErrorDetail[] = []
+  for (const [name, raw] of params) {
+    const param = byName.get(name)
+    if (!param) continue
+    const field = queryField(resource, param.field)!
+    // Equality on enums and references takes a comma-separated list: status=paid,shipped.
+    const many =
+      param.op === 'eq' && (field.kind === 'enum' || field.kind === 'reference') && raw.includes(',')
+    const values: FilterValue[] = []
+    for (const part of many ? raw.split(',') : [raw]) {
+      const coerced = coerceFilterValue(field, part)
+      if ('error' in coerced) details.push({ field: name, message: coerced.error })
+      else values.push(coerced.value)
+    }
+    if (values.length === 0 || details.length > 0) continue
+    if (many && values.length > 100) details.push({ field: name, message: 'at most 100 values' })
+    filters[name] = many ? values : values[0]!
+    where.push(
+      many
+        ? { kind: 'compare', field: param.field, op: 'in', value: values as (string | number)[] }
+        : { kind: 'compare', field: param.field, op: param.op, value: values[0]! },
+    )
+  }
+  if (details.length > 0) throw badRequest('Some filter values are not valid.', details)
+  const search = parseSearch(resource, params)
+  if (search !== undefined) filters[params.has('q') ? 'q' : 'search'] = search
+  const { page, includeTotal } = parsePage(params)
+  return {
+    query: { where, search, sort: parseSort(resource, params.get('sort')), page, includeTotal },
+    filters,
+  }
+}
