@@ -29,8 +29,18 @@ function withDb<T>(path: string, run: (db: Database) => T): T {
   }
 }
 
-function required(options: Record<string, unknown>, name: string): string {
-  const value = options[name]
+/**
+ * A required text flag, as typed: cac (through mri) turns number-like values into numbers, which
+ * would make the password "0123456789" the number 123456789 and reject `--name 2024`.
+ */
+function requiredText(options: Record<string, unknown>, name: string, argv: string[]): string {
+  let value = options[name]
+  if (typeof value === 'number') {
+    for (const [i, arg] of argv.entries()) {
+      if (arg === `--${name}`) value = argv[i + 1]
+      else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
+    }
+  }
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
   return value
 }
@@ -48,6 +58,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const dbOf = (options: Record<string, unknown>) =>
     (options.db as string | undefined) ?? io.env.API_DB ?? DEFAULT_DB
   let status = 0
+  const required = (options: Record<string, unknown>, name: string) => requiredText(options, name, argv)
 
   cli.option('--db <path>', `SQLite database file, or :memory: (env API_DB, default ${DEFAULT_DB})`)
   cli.option('--json', 'Print the result as one JSON object')

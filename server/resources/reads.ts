@@ -6,7 +6,7 @@ import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
 import { orderBy, type SqlValue } from '../store/compile.ts'
-import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
+import { countRows, findRow, lastChange, type Row, selectPage } from '../store/records.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 
@@ -26,7 +26,11 @@ export interface Pagination {
 export interface ListResult {
   data: Entity[]
   pagination: Pagination
+  /** The last change to any record of this collection in the organization (for Last-Modified). */
+  lastModified: string
 }
+
+const EPOCH = new Date(0).toISOString()
 
 export function getRecord(
   ctx: EngineContext,
@@ -117,5 +121,9 @@ export function listRecords(
         hasMore,
       }
   }
-  return { data: rows.map((row) => serializeRow(resource, row)), pagination }
+  return {
+    data: rows.map((row) => serializeRow(resource, row)),
+    pagination,
+    lastModified: lastChange(ctx.db, principal.orgId, resource.name) ?? EPOCH,
+  }
 }

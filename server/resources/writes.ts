@@ -18,6 +18,7 @@ import {
 import { isoNow } from '../store/time.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
+import { checkIfMatch, entityTag } from './etag.ts'
 import { appendEvent } from './events.ts'
 import type { Entity } from './reads.ts'
 import { validateBody, type WriteMode } from './validate.ts'
@@ -95,6 +96,7 @@ export function updateRecord(
   body: unknown,
   mode: Exclude<WriteMode, 'create'>,
   parent?: ParentRef,
+  ifMatch?: string[],
 ): Entity {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
@@ -102,6 +104,7 @@ export function updateRecord(
   return ctx.db
     .transaction(() => {
       const row = loadRecord(ctx, principal, resource, id, parent)
+      checkIfMatch(ifMatch, entityTag(JSON.stringify(serializeRow(resource, row))))
       checkRelations(ctx, resource, principal.orgId, values, id)
       const now = isoNow(ctx.clock())
       updateRow(ctx.db, resource, id, values, now)
@@ -136,12 +139,14 @@ export function deleteRecord(
   resource: Resource,
   id: string,
   parent?: ParentRef,
+  ifMatch?: string[],
 ): void {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
   ctx.db
     .transaction(() => {
       const row = loadRecord(ctx, principal, resource, id, parent)
+      checkIfMatch(ifMatch, entityTag(JSON.stringify(serializeRow(resource, row))))
       deleteWithChildren(ctx, resource, row, isoNow(ctx.clock()))
     })
     .immediate()

@@ -8,8 +8,10 @@ import { RESOURCES, type Resource, resourceByName } from '../../shared/resources
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { bearerToken } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
-import { errorResponse, json, noContent } from '../http/responses.ts'
+import { conditionalJson } from '../http/conditional.ts'
+import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
+import { entityTag, parseTagList } from '../resources/etag.ts'
 import { getRecord, listRecords } from '../resources/reads.ts'
 import { bulkDeleteRecords, createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
 import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from './handler.ts'
@@ -57,7 +59,7 @@ function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | und
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine } = deps
   const table: MethodTable = {
-    GET: ({ url, params, principal }) => {
+    GET: ({ request, url, params, principal }) => {
       const { query, filters } = parseListParams(resource, url.searchParams)
       const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
       const pagination: Record<string, unknown> = { ...result.pagination }
@@ -66,7 +68,7 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
       if (query.page.style === 'keyset') pagination.next = nextPath(url, 'after', result.pagination.nextAfter)
       const body: Record<string, unknown> = { data: result.data, pagination }
       if (Object.keys(filters).length > 0) body.filters = filters
-      return json(200, body)
+      return conditionalJson(request, body, result.lastModified)
     },
   }
   if (!resource.writable || (resource.parent && !nested)) return table
@@ -75,7 +77,7 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
     const body = await readJsonBody(request)
     return withIdempotency(engine.db, engine.clock, request, principal, url.pathname, body, () => {
       const entity = createRecord(engine, principal, resource, body, parentOf(resource, params))
-      return json(201, entity, { Location: `${prefix}/${resource.name}/${entity.id as string}` })
+      return entityJson(201, entity, { Location: `${prefix}/${resource.name}/${entity.id as string}` })
     })
   }
   table.DELETE = ({ url, params, principal }) => {
@@ -93,6 +95,29 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   return table
 }
 
+function ifMatch(request: Request): string[] | undefined {
+  const header = request.headers.get('if-match')
+  return header === null ? undefined : parseTagList(header)
+}
+
+/** A record as the answer to a write, with the ETag a following If-Match can use. */
+function entityJson(
+  status: number,
+  entity: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Response {
+  const text = JSON.stringify(entity)
+  return new Response(text, {
+    status,
+    headers: {
+      'Content-Type': JSON_TYPE,
+      ETag: entityTag(text),
+      'Last-Modified': new Date(entity.updatedAt as string).toUTCString(),
+      ...headers,
+    },
+  })
+}
+
 function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   const { engine } = deps
   const id = (params: Record<string, string>, url: URL) => {
@@ -100,23 +125,26 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     return params.id!
   }
   const table: MethodTable = {
-    GET: ({ url, params, principal }) =>
-      json(200, getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))),
+    GET: ({ request, url, params, principal }) => {
+      const entity = getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
+      return conditionalJson(request, entity, entity.updatedAt as string)
+    },
   }
   if (!resource.writable) return table
   const update =
     (mode: 'replace' | 'patch') =>
     async ({ request, url, params, principal }: RouteRequest) => {
       const body = await readJsonBody(request)
-      return json(
+      const parent = parentOf(resource, params)
+      return entityJson(
         200,
-        updateRecord(engine, principal, resource, id(params, url), body, mode, parentOf(resource, params)),
+        updateRecord(engine, principal, resource, id(params, url), body, mode, parent, ifMatch(request)),
       )
     }
   table.PUT = update('replace')
   table.PATCH = update('patch')
-  table.DELETE = ({ url, params, principal }) => {
-    deleteRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
+  table.DELETE = ({ request, url, params, principal }) => {
+    deleteRecord(engine, principal, resource, id(params, url), parentOf(resource, params), ifMatch(request))
     return noContent()
   }
   return table

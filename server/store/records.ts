@@ -143,3 +143,11 @@ export function referencesTo(
   }
   return found
 }
+
+/** When the organization last changed any record of a resource, from the event log; null if never. */
+export function lastChange(db: Database, orgId: string, resourceName: string): string | null {
+  const row = db
+    .query('SELECT max(created_at) AS at FROM events WHERE org_id = ? AND resource = ?')
+    .get(orgId, resourceName) as { at: string | null }
+  return row.at
+}

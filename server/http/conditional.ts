@@ -1,0 +1,44 @@
+import { entityTag, parseTagList } from '../resources/etag.ts'
+import { JSON_TYPE } from './responses.ts'
+
+/** API reads depend on the caller's token: caches may keep them only privately, and revalidate. */
+export const PRIVATE_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' }
+
+const httpDate = (iso: string) => new Date(iso).toUTCString()
+
+/** RFC 9110 §13.1.2: weak comparison, so a `W/` tag from an intermediary still matches. */
+function noneMatch(header: string, tag: string): boolean {
+  const strip = (t: string) => t.replace(/^W\//, '')
+  return parseTagList(header).some((t) => t === '*' || strip(t) === strip(tag))
+}
+
+/**
+ * A 200 JSON response with a strong ETag and Last-Modified, or 304 Not Modified when the
+ * request's If-None-Match (or, without it, If-Modified-Since) says the client has it already.
+ */
+export function conditionalJson(
+  request: Request,
+  body: unknown,
+  lastModified: string,
+  extra: Record<string, string> = {},
+): Response {
+  const text = JSON.stringify(body)
+  const tag = entityTag(text)
+  const headers: Record<string, string> = {
+    ETag: tag,
+    'Last-Modified': httpDate(lastModified),
+    ...PRIVATE_CACHING,
+    ...extra,
+  }
+  const ifNoneMatch = request.headers.get('if-none-match')
+  const ifModifiedSince = request.headers.get('if-modified-since')
+  let notModified = false
+  if (ifNoneMatch !== null) notModified = noneMatch(ifNoneMatch, tag)
+  else if (ifModifiedSince !== null) {
+    const since = Date.parse(ifModifiedSince)
+    // HTTP dates have whole seconds: compare at that precision.
+    notModified = !Number.isNaN(since) && Math.floor(Date.parse(lastModified) / 1000) * 1000 <= since
+  }
+  if (notModified) return new Response(null, { status: 304, headers })
+  return new Response(text, { status: 200, headers: { 'Content-Type': JSON_TYPE, ...headers } })
+}
