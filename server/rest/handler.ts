@@ -26,3 +26,22 @@ export function pickHandler(table: MethodTable, method: string): MethodHandler |
   if (!handler) throw methodNotAllowed(allowedMethods(table))
   return handler
 }
+
+/** The same request moved to another position: `pagination.next`, the path of the next page. */
+function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | undefined): string | null {
+  if (!value) return null
+  const params = new URLSearchParams(url.searchParams)
+  params.set(name, value)
+  return `${url.pathname}?${params}`
+}
+
+/** Adds `next` to cursor and keyset pagination (spec: cursor style carries the next page's path). */
+export function withNext<P extends { nextCursor?: string | null; nextAfter?: string | null }>(
+  url: URL,
+  pagination: P,
+): P & { next?: string | null } {
+  if ('nextCursor' in pagination)
+    return { ...pagination, next: nextPath(url, 'cursor', pagination.nextCursor) }
+  if ('nextAfter' in pagination) return { ...pagination, next: nextPath(url, 'after', pagination.nextAfter) }
+  return pagination
+}

@@ -14,8 +14,9 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { entityTag, parseTagList } from '../resources/etag.ts'
 import { getRecord, listRecords } from '../resources/reads.ts'
 import { bulkDeleteRecords, createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
-import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from './handler.ts'
+import { allowedMethods, type MethodTable, pickHandler, type RouteRequest, withNext } from './handler.ts'
 import { withIdempotency } from './idempotency.ts'
+import { searchRequest } from './search.ts'
 
 export interface RestDeps {
   engine: EngineContext
@@ -48,25 +49,16 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
     : undefined
 }
 
-/** The next page's path: the same request with the new position (spec: `next`, path of the next page). */
-function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | undefined): string | null {
-  if (!value) return null
-  const params = new URLSearchParams(url.searchParams)
-  params.set(name, value)
-  return `${url.pathname}?${params}`
-}
-
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine } = deps
   const table: MethodTable = {
     GET: ({ request, url, params, principal }) => {
       const { query, filters } = parseListParams(resource, url.searchParams)
       const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
-      const pagination: Record<string, unknown> = { ...result.pagination }
-      if (query.page.style === 'cursor')
-        pagination.next = nextPath(url, 'cursor', result.pagination.nextCursor)
-      if (query.page.style === 'keyset') pagination.next = nextPath(url, 'after', result.pagination.nextAfter)
-      const body: Record<string, unknown> = { data: result.data, pagination }
+      const body: Record<string, unknown> = {
+        data: result.data,
+        pagination: withNext(url, result.pagination),
+      }
       if (Object.keys(filters).length > 0) body.filters = filters
       return conditionalJson(request, body, result.lastModified)
     },
@@ -152,7 +144,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
 
 /** Mounts every declared resource under `prefix` (`/api/v1`): collections, singletons and nested paths. */
 export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void {
-  const mount = (path: string, table: MethodTable, resource: Resource, nested = false) => {
+  const mount = (path: string, table: MethodTable, resource?: Resource, nested = false) => {
     app.all(
       path,
       async ({ request, params }) => {
@@ -166,8 +158,8 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
             ? { parentId: raw.id!, ...(raw.childId ? { id: raw.childId } : {}) }
             : raw
           // An id of the wrong shape names nothing: 404 before any lookup.
-          if (p.id !== undefined && !isId(p.id, resource.prefix)) throw notFoundId(resource, p.id)
-          const parent = resource.parent ? resourceByName(resource.parent.collection)! : undefined
+          if (resource && p.id !== undefined && !isId(p.id, resource.prefix)) throw notFoundId(resource, p.id)
+          const parent = resource?.parent ? resourceByName(resource.parent.collection)! : undefined
           if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
             throw notFoundId(parent, p.parentId)
           const response = await handler({ request, url: new URL(request.url), params: p, principal })
@@ -180,6 +172,9 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
       { parse: 'none' },
     )
   }
+  mount(`${prefix}/search`, {
+    GET: ({ request, url, principal }) => searchRequest(deps.engine, principal, request, url),
+  })
   for (const resource of RESOURCES) {
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
     mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)

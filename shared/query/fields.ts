@@ -20,7 +20,7 @@ export const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, c: stri
 export const snakeName = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
 /** Looks a field up by its JSON (camelCase) or query (snake_case) name. */
-export function queryField(resource: Resource, name: string): QueryField | undefined {
+export function queryField(resource: Pick<Resource, 'fields'>, name: string): QueryField | undefined {
   const camel = camelCase(name)
   if (camel in SYSTEM) return SYSTEM[camel]
   const field = resource.fields[camel]

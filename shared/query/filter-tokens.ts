@@ -54,6 +54,7 @@ const isNameStart = (c: string | undefined) =>
   c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_')
 const isNamePart = (c: string | undefined) => isNameStart(c) || isDigit(c)
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r'
+const ESCAPES = String.raw`\\ \' \" \% \_`
 const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS)
 
 function isKeyword(word: string): word is Keyword {
@@ -77,9 +78,7 @@ function readString(text: string, start: number): { token: Token; end: number } 
       // Kept with their backslash (as MySQL does) so that a LIKE pattern can match a literal % or _.
       else if (next === '%' || next === '_') value += `\\${next}`
       else
-        throw filterError(
-          `unknown escape ${describeCharacter(`\\${next}`, 0)}${describeCharacter(text, i + 1)} at ${i}`,
-        )
+        throw filterError(`backslash before ${describeCharacter(text, i + 1)} at ${i} (escapes: ${ESCAPES})`)
       i += 2
     } else {
       value += c

@@ -51,7 +51,10 @@ function paramsOf(resource: Resource) {
 }
 
 /** Parses `sort=-amount,created_at:asc` against the declared sort fields. */
-export function parseSort(resource: Resource, raw: string | null): SortKey[] {
+/** What sorting and searching need to know of a collection (cross-collection search has its own). */
+export type Orderable = Pick<Resource, 'name' | 'fields' | 'sortable' | 'searchable'>
+
+export function parseSort(resource: Orderable, raw: string | null): SortKey[] {
   if (raw === null) return DEFAULT_SORT
   const fail = (message: string) =>
     badRequest(`The sort parameter is not valid: ${message}.`, [{ field: 'sort', message }])
@@ -74,7 +77,7 @@ export function parseSort(resource: Resource, raw: string | null): SortKey[] {
 }
 
 /** Parses `q` (or its alias `search`): free text, matched word by word. */
-export function parseSearch(resource: Resource, params: URLSearchParams): string | undefined {
+export function parseSearch(resource: Orderable, params: URLSearchParams): string | undefined {
   const q = params.get('q')
   const search = params.get('search')
   if (q !== null && search !== null) {

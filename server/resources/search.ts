@@ -1,0 +1,124 @@
+import { badRequest } from '../../shared/errors.ts'
+import type { Page, SortKey } from '../../shared/query/types.ts'
+import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import type { Principal } from '../auth/tokens.ts'
+import { columnOf, serializeRow } from '../store/columns.ts'
+import type { SqlValue } from '../store/compile.ts'
+import { countRows, findRow, lastChange, type Row, selectPage } from '../store/records.ts'
+import type { EngineContext } from './context.ts'
+import type { Entity, Pagination } from './reads.ts'
+
+export interface SearchHit {
+  collection: string
+  record: Entity
+}
+
+export interface SearchResult {
+  data: SearchHit[]
+  pagination: Pagination
+  lastModified: string
+}
+
+/** Collections `q` searches: those with searchable fields the principal may read. */
+export function searchableFor(principal: Principal, only?: Resource): Resource[] {
+  return RESOURCES.filter(
+    (r) => r.searchable.length > 0 && principal.scopes.has(r.scopes.read) && (!only || r === only),
+  )
+}
+
+/**
+ * Full-text search across collections, newest first (or by `sort` on createdAt/updatedAt): each
+ * collection answers its best `n` rows through its own index, and the lists are merged. Cursors
+ * and `after` carry the (timestamp, id) of the last hit, which orders hits of every collection.
+ */
+export function searchAll(
+  ctx: EngineContext,
+  principal: Principal,
+  text: string,
+  options: { sort: SortKey[]; page: Page; includeTotal: boolean; binding: string; only?: Resource },
+): SearchResult {
+  const collections = searchableFor(principal, options.only)
+  if (collections.length === 0) {
+    throw badRequest('No collection this token may read is searchable.', [
+      { field: 'q', message: 'nothing to search' },
+    ])
+  }
+  const sort = options.sort
+  const key = sort[0]!
+  const { page } = options
+  let after: SqlValue[] | undefined
+  if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(options.binding, page.cursor, 2)
+  if (page.style === 'keyset') after = keysetStart(ctx, principal, collections, key, page.after)
+  const skip =
+    page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
+  const want = skip + page.limit + 1
+  const hits: { collection: Resource; row: Row }[] = []
+  for (const collection of collections) {
+    const rows = selectPage(ctx.db, collection, principal.orgId, {
+      where: [],
+      search: text,
+      sort,
+      limit: want,
+      after,
+    })
+    for (const row of rows) hits.push({ collection, row })
+  }
+  const column = columnOf(key.field)
+  hits.sort((a, b) => {
+    const order = compare(a.row[column], b.row[column]) || compare(a.row.id, b.row.id)
+    return key.descending ? -order : order
+  })
+  const pageHits = hits.slice(skip, skip + page.limit)
+  const hasMore = hits.length > skip + page.limit
+  const total = options.includeTotal
+    ? collections.reduce((n, c) => n + countRows(ctx.db, c, principal.orgId, [], text), 0)
+    : null
+  const last = pageHits.at(-1)?.row
+  let pagination: Pagination
+  if (page.style === 'cursor') {
+    const next =
+      hasMore && last
+        ? ctx.cursors.encode(options.binding, [last[column] as SqlValue, last.id as SqlValue])
+        : null
+    pagination = { limit: page.limit, hasMore, nextCursor: next }
+    if (options.includeTotal) pagination.total = total
+  } else if (page.style === 'keyset') {
+    pagination = { limit: page.limit, hasMore, nextAfter: hasMore && last ? (last.id as string) : null }
+    if (options.includeTotal) pagination.total = total
+  } else {
+    pagination = {
+      page: page.style === 'page' ? page.page : Math.floor(skip / page.limit) + 1,
+      ...(page.style === 'offset' ? { offset: page.offset } : {}),
+      limit: page.limit,
+      total,
+      totalPages: total === null ? null : Math.ceil(total / page.limit),
+      hasMore,
+    }
+  }
+  const changes = collections.map((c) => lastChange(ctx.db, principal.orgId, c.name) ?? '')
+  return {
+    data: pageHits.map((h) => ({ collection: h.collection.name, record: serializeRow(h.collection, h.row) })),
+    pagination,
+    lastModified: changes.filter(Boolean).sort().at(-1) ?? new Date(0).toISOString(),
+  }
+}
+
+const compare = (a: unknown, b: unknown) =>
+  (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0
+
+function keysetStart(
+  ctx: EngineContext,
+  principal: Principal,
+  collections: Resource[],
+  key: SortKey,
+  id: string,
+) {
+  const collection = collections.find((c) => id.startsWith(`${c.prefix}_`))
+  const row = collection ? findRow(ctx.db, collection, id) : null
+  if (!row || row.org_id !== principal.orgId) {
+    throw badRequest('The after parameter does not name a searchable record.', [
+      { field: 'after', message: `no record with id ${id.slice(0, 100)}` },
+    ])
+  }
+  return [row[columnOf(key.field)] as SqlValue, row.id as SqlValue]
+}
