@@ -149,9 +149,15 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
       path,
       async ({ request, params }) => {
         try {
+          // The token comes first: without one no route says anything, not even 405. OPTIONS is the
+          // exception, since CORS preflights carry no credentials.
+          const principal =
+            request.method === 'OPTIONS'
+              ? null
+              : await deps.verifier.verify(bearerToken(request.headers.get('authorization')))
           const handler = pickHandler(table, request.method)
-          if (handler === 'OPTIONS') return noContent({ Allow: allowedMethods(table).join(', ') })
-          const principal = await deps.verifier.verify(bearerToken(request.headers.get('authorization')))
+          if (handler === 'OPTIONS' || principal === null)
+            return noContent({ Allow: allowedMethods(table).join(', ') })
           // The router needs one parameter name per position: nested paths are /{parent}/:id/{child}/:childId.
           const raw = (params ?? {}) as Record<string, string>
           const p: Record<string, string> = nested

@@ -22,8 +22,9 @@ export const snakeName = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.t
 /** Looks a field up by its JSON (camelCase) or query (snake_case) name. */
 export function queryField(resource: Pick<Resource, 'fields'>, name: string): QueryField | undefined {
   const camel = camelCase(name)
-  if (camel in SYSTEM) return SYSTEM[camel]
-  const field = resource.fields[camel]
+  // Own properties only: `constructor` or `toString` name no field.
+  if (Object.hasOwn(SYSTEM, camel)) return SYSTEM[camel]
+  const field = Object.hasOwn(resource.fields, camel) ? resource.fields[camel] : undefined
   if (!field || field.kind === 'json') return undefined
   return {
     name: camel,
