@@ -54,6 +54,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     fetch: async (request) => {
       const response = await handle(request)
       response.headers.set('X-Content-Type-Options', 'nosniff')
+      // RFC 9110 §6.6.1: an origin server sends Date; Bun.serve adds it to GET answers but not to HEAD.
+      if (!response.headers.has('Date')) response.headers.set('Date', new Date(clock()).toUTCString())
+      // Elysia answers HEAD with the length of the body it got, 0 for a 304; RFC 9110 §8.6 allows
+      // only the 200's length there, so a 304 carries none, for GET and HEAD alike.
+      if (response.status === 304) response.headers.delete('Content-Length')
       return response
     },
   }

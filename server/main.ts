@@ -33,15 +33,21 @@ function withDb<T>(path: string, run: (db: Database) => T): T {
  * A required text flag, as typed: cac (through mri) turns number-like values into numbers, which
  * would make the password "0123456789" the number 123456789 and reject `--name 2024`.
  */
-function requiredText(options: Record<string, unknown>, name: string, argv: string[]): string {
-  let value = options[name]
+/** The text of an option as typed: the parser turns number-like values (`--db 123`) into numbers. */
+function optionalText(options: Record<string, unknown>, name: string, argv: string[]): string | undefined {
+  let value = options[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())]
   if (typeof value === 'number') {
     for (const [i, arg] of argv.entries()) {
       if (arg === `--${name}`) value = argv[i + 1]
       else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
     }
   }
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return typeof value === 'string' ? value : undefined
+}
+
+function requiredText(options: Record<string, unknown>, name: string, argv: string[]): string {
+  const value = optionalText(options, name, argv)
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`)
   return value
 }
 
@@ -56,7 +62,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const print = (json: boolean, value: Record<string, unknown>, text: string) =>
     io.out(json ? JSON.stringify(value) : text)
   const dbOf = (options: Record<string, unknown>) =>
-    (options.db as string | undefined) ?? io.env.API_DB ?? DEFAULT_DB
+    optionalText(options, 'db', argv) ?? io.env.API_DB ?? DEFAULT_DB
   let status = 0
   const required = (options: Record<string, unknown>, name: string) => requiredText(options, name, argv)
 
@@ -249,7 +255,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     io.err(`api-server: ${message}`)
-    status = error instanceof UsageError || (error as { name?: string })?.name === 'CACError' ? 2 : 1
+    const name = (error as { name?: string })?.name
+    status = error instanceof UsageError || name === 'CACError' || name === 'AdminInputError' ? 2 : 1
   }
   return status
 }

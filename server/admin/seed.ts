@@ -6,8 +6,9 @@ import { products } from '../../shared/resources/products.ts'
 import { createRecord } from '../resources/writes.ts'
 import type { Database } from '../store/db.ts'
 import { createOrg, findOrg } from '../store/orgs.ts'
+import { hasUser } from '../store/passwords.ts'
 import { systemPrincipal } from './system.ts'
-import { adminEngine, createUser } from './users.ts'
+import { AdminInputError, adminEngine, createUser } from './users.ts'
 
 /** Demo logins. Fixed so that the README's tour can name them; only for demo databases. */
 export const DEMO_USERS = [
@@ -39,7 +40,13 @@ export interface SeedResult {
 
 /** Loads the demo data once; a second run finds it and changes nothing. */
 export async function seed(db: Database): Promise<SeedResult> {
-  if (findOrg(db, 'Acme')) {
+  const acme = findOrg(db, 'Acme')
+  if (acme && !hasUser(db, acme.id, DEMO_USERS[0].email)) {
+    throw new AdminInputError(
+      'an organization named Acme exists without the demo data; seed a fresh database',
+    )
+  }
+  if (acme) {
     const orgs = ['Acme', 'Globex'].map((name) => findOrg(db, name)).filter((o) => o !== null)
     return { created: false, orgs, users: [...DEMO_USERS] }
   }

@@ -10,6 +10,11 @@ import { systemPrincipal } from './system.ts'
 
 export const MIN_PASSWORD_LENGTH = 8
 
+/** Input an admin command cannot use; the command line exits 2 for it, like any usage error. */
+export class AdminInputError extends Error {
+  override name = 'AdminInputError'
+}
+
 export function adminEngine(db: Database): EngineContext {
   // Admin commands never page, so their cursor key need not be the instance's.
   return { db, clock: Date.now, cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))) }
@@ -17,7 +22,7 @@ export function adminEngine(db: Database): EngineContext {
 
 export function requireOrg(db: Database, org: string) {
   const found = findOrg(db, org)
-  if (!found) throw new Error(`no organization ${JSON.stringify(org)} (give its id or exact name)`)
+  if (!found) throw new AdminInputError(`no organization ${JSON.stringify(org)} (give its id or exact name)`)
   return found
 }
 
@@ -28,7 +33,7 @@ export async function createUser(
 ): Promise<{ id: string; orgId: string }> {
   const org = requireOrg(db, input.org)
   if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new Error(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
+    throw new AdminInputError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
   }
   // argon2id via Bun.password; hashed before the write so the transaction stays short.
   const hash = await Bun.password.hash(input.password, { algorithm: 'argon2id' })
@@ -45,7 +50,9 @@ export async function createUser(
     return { id, orgId: org.id }
   } catch (error) {
     if (error instanceof ApiError) {
-      throw new Error(error.details.map((d) => `${d.field} ${d.message}`).join('; ') || error.message)
+      throw new AdminInputError(
+        error.details.map((d) => `${d.field} ${d.message}`).join('; ') || error.message,
+      )
     }
     throw error
   }

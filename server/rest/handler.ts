@@ -22,7 +22,13 @@ export function allowedMethods(table: MethodTable): string[] {
 /** Picks the handler for the request's method; 405 with `Allow` for the others. */
 export function pickHandler(table: MethodTable, method: string): MethodHandler | 'OPTIONS' {
   if (method === 'OPTIONS') return 'OPTIONS'
-  const handler = method === 'HEAD' ? table.GET : table[method as keyof MethodTable]
+  // Own properties only: a method named `constructor` is not a handler.
+  const handler =
+    method === 'HEAD'
+      ? table.GET
+      : Object.hasOwn(table, method)
+        ? table[method as keyof MethodTable]
+        : undefined
   if (!handler) throw methodNotAllowed(allowedMethods(table))
   return handler
 }

@@ -44,6 +44,14 @@ export function searchRequest(
   url: URL,
 ): Response {
   const params = new URLSearchParams(url.searchParams)
+  // Removed before parseListParams sees the rest, so its check for repeated parameters misses these.
+  for (const name of ['collection', 'filter']) {
+    if (params.getAll(name).length > 1) {
+      throw badRequest(`The ${name} parameter is repeated.`, [
+        { field: name, message: 'must appear at most once' },
+      ])
+    }
+  }
   if (params.has('collection')) {
     const resource = collectionParam(params)
     const filter = params.get('filter')
@@ -76,6 +84,8 @@ export function searchRequest(
     sha256(new TextEncoder().encode(JSON.stringify([principal.orgId, 'search', text, sort]))),
   )
   const result = searchAll(engine, principal, text, { sort, page, includeTotal, binding })
-  const body = { data: result.data, pagination: withNext(url, result.pagination), filters: { q: text } }
+  // Echoed under the name the client used, as collection GETs do (`q` or its alias `search`).
+  const filters = { [params.has('q') ? 'q' : 'search']: text }
+  const body = { data: result.data, pagination: withNext(url, result.pagination), filters }
   return conditionalJson(request, body, result.lastModified)
 }

@@ -13,7 +13,8 @@ const OPERATORS = { eq: '=', ne: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=', l
 /** The column of a field or system field; throws on anything not declared (the allow-list). */
 export function columnFor(resource: Resource, field: string): string {
   if (field === 'id' || field === 'createdAt' || field === 'updatedAt') return columnOf(field)
-  if (!Object.hasOwn(resource.fields, field)) throw new Error(`field ${field} is not declared on ${resource.name}`)
+  if (!Object.hasOwn(resource.fields, field))
+    throw new Error(`field ${field} is not declared on ${resource.name}`)
   return columnOf(field)
 }
 

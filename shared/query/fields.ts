@@ -41,8 +41,15 @@ export function filterableFields(resource: Resource): string[] {
 }
 
 const INTEGER = /^-?\d{1,16}$/
-// ISO 8601 date or date-time; a date alone means midnight UTC.
-const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+// ISO 8601 date or date-time; a date alone means midnight UTC, a date-time without offset UTC too.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+// Date.parse rolls 2024-02-30 over to March 1st; a day the month does not have is refused instead.
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+  return days !== undefined && day >= 1 && day <= days
+}
 
 export type FilterValue = string | number | boolean
 
@@ -66,8 +73,11 @@ export function coerceFilterValue(
       if (raw === false || raw === 'false') return { value: false }
       return { error: 'must be true or false' }
     case 'timestamp': {
-      if (typeof raw !== 'string' || !ISO.test(raw)) return { error: 'must be an ISO 8601 date or date-time' }
-      const time = Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : raw)
+      const match = typeof raw === 'string' ? ISO.exec(raw) : null
+      if (typeof raw !== 'string' || !match || !isCalendarDate(+match[1]!, +match[2]!, +match[3]!))
+        return { error: 'must be an ISO 8601 date or date-time' }
+      // Without an offset Date.parse would read the server's local time; the API means UTC.
+      const time = Date.parse(raw.length === 10 ? `${raw}T00:00:00Z` : match[4] ? raw : `${raw}Z`)
       if (Number.isNaN(time)) return { error: 'must be an ISO 8601 date or date-time' }
       return { value: new Date(time).toISOString() }
     }
