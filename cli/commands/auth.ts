@@ -1,0 +1,117 @@
+import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
+import { deviceLogin } from '../auth/device.ts'
+import { loginFromTokens } from '../auth/session.ts'
+import { postForm, requestToken } from '../auth/token-endpoint.ts'
+import { webLogin } from '../auth/web.ts'
+import { credentialsPath, deleteLogin, loadLogin, saveLogin } from '../config.ts'
+import type { Context } from '../context.ts'
+import { AuthNeeded, UsageError } from '../errors.ts'
+import { printValue } from '../output.ts'
+
+/** The CLI's public OAuth client, present on every server (contract). */
+export const CLI_CLIENT_ID = 'api-cli'
+
+/**
+ * `api login`: the device flow by default, `--web` for authorization code + PKCE in a browser,
+ * `--client-credentials` for CI (from flags or API_CLIENT_ID / API_CLIENT_SECRET).
+ */
+export async function login(ctx: Context, options: Record<string, unknown>): Promise<void> {
+  const { io, server } = ctx
+  const scope = options.scope === undefined ? undefined : String(options.scope)
+  if (options.web && options.clientCredentials)
+    throw new UsageError('choose --web or --client-credentials, not both')
+  if (options.clientCredentials) {
+    const id = String(options.clientId ?? io.env.API_CLIENT_ID ?? '')
+    const secret = String(options.clientSecret ?? io.env.API_CLIENT_SECRET ?? '')
+    if (!id || !secret)
+      throw new UsageError(
+        '--client-credentials needs API_CLIENT_ID and API_CLIENT_SECRET (or --client-id/--client-secret)',
+      )
+    const form: Record<string, string> = { grant_type: 'client_credentials' }
+    if (scope) form.scope = scope
+    const tokens = await requestToken(io, server, form, { id, secret }).catch((error) => {
+      throw new AuthNeeded(`the server refused the client credentials (${(error as Error).message})`)
+    })
+    saveLogin(io.env, server, {
+      ...loginFromTokens('client_credentials', id, tokens, io.now()),
+      clientSecret: secret,
+    })
+  } else {
+    const tokens = options.web
+      ? await webLogin(io, server, CLI_CLIENT_ID, scope)
+      : await deviceLogin(io, server, CLI_CLIENT_ID, scope)
+    saveLogin(
+      io.env,
+      server,
+      loginFromTokens(options.web ? 'web' : 'device', CLI_CLIENT_ID, tokens, io.now()),
+    )
+  }
+  const stored = loadLogin(io.env, server)!
+  io.stderr(`Logged in to ${server} (scopes: ${stored.scope || 'none'}).\n`)
+}
+
+/** `api logout`: revokes the refresh and access tokens on the server, then forgets them. */
+export async function logout(ctx: Context): Promise<void> {
+  const { io, server } = ctx
+  const stored = loadLogin(io.env, server)
+  if (!stored) {
+    io.stderr(`Not logged in to ${server}.\n`)
+    return
+  }
+  const basic = stored.clientSecret ? { id: stored.clientId, secret: stored.clientSecret } : undefined
+  for (const token of [stored.refreshToken, stored.accessToken]) {
+    if (!token) continue
+    const form: Record<string, string> = { token }
+    if (!basic) form.client_id = stored.clientId
+    // RFC 7009 §2.2: 200 even for tokens the server no longer knows; a failure here still logs out locally.
+    await postForm(io, `${server}/oauth/revoke`, form, basic).catch(() => {
+      io.stderr('Could not revoke the token on the server; it expires on its own.\n')
+    })
+  }
+  deleteLogin(io.env, server)
+  io.stderr(`Logged out of ${server}.\n`)
+}
+
+function claimsOf(token: string): Record<string, unknown> {
+  try {
+    return JSON.parse(
+      new TextDecoder().decode(decodeBase64urlIgnorePadding(token.split('.')[1] ?? '')),
+    ) as Record<string, unknown>
+  } catch {
+    return {}
+  }
+}
+
+/** `api whoami`: the user or client, organization, scopes and token expiry (the token itself is never shown). */
+export async function whoami(ctx: Context): Promise<void> {
+  const { io, server } = ctx
+  const stored = io.env.API_TOKEN ? null : loadLogin(io.env, server)
+  if (!io.env.API_TOKEN && !stored) throw new AuthNeeded(`not logged in to ${server}; run: api login`)
+  // Through the session, so an expired token is renewed first.
+  const token = await ctx.api().token()
+  const claims = claimsOf(token)
+  const subject = String(claims.sub ?? '')
+  const info: Record<string, unknown> = {
+    server,
+    kind: subject.startsWith('usr_') ? 'user' : 'client',
+    subject,
+    organization: claims.org_id ?? null,
+    client: claims.client_id ?? null,
+    scopes: String(claims.scope ?? '')
+      .split(' ')
+      .filter(Boolean),
+    expiresAt: typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
+    source: io.env.API_TOKEN ? 'API_TOKEN' : credentialsPath(io.env),
+  }
+  if (info.kind === 'user') {
+    const user = await ctx
+      .api()
+      .json<{ name?: string; email?: string; role?: string }>(
+        'GET',
+        `/api/v1/users/${encodeURIComponent(subject)}`,
+      )
+      .catch(() => null)
+    if (user) Object.assign(info, { name: user.name, email: user.email, role: user.role })
+  }
+  printValue(io, ctx.format, info)
+}

@@ -1,0 +1,93 @@
+import type { Context } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import { parseBody } from '../http.ts'
+import { parseItems, readData } from '../items.ts'
+import { printValue } from '../output.ts'
+
+/** The first operation keyword of a document, comments and strings aside. */
+function operationType(document: string): string {
+  const stripped = document.replace(/#[^\n]*/g, '').replace(/"""[\s\S]*?"""|"(?:\\.|[^"\\])*"/g, '""')
+  return /^\s*(query|mutation|subscription)\b/.exec(stripped)?.[1] ?? 'query'
+}
+
+/**
+ * `api graphql 'query {...}' [--var k=v]... [--var n:=5] [--operation Name]`. Queries and
+ * mutations print the response (exit 1 when it has errors); a subscription prints one JSON object
+ * per event, as NDJSON, until the server ends it or the user interrupts.
+ */
+export async function graphql(
+  ctx: Context,
+  document: string,
+  options: Record<string, unknown>,
+): Promise<number> {
+  const text = document.startsWith('@') ? await readData(ctx.io, document) : document
+  const vars = [options.var ?? []].flat().map(String)
+  const body = JSON.stringify({
+    query: text,
+    variables: vars.length > 0 ? parseItems(vars) : undefined,
+    operationName: options.operation === undefined ? undefined : String(options.operation),
+  })
+  if (operationType(text) === 'subscription') return subscribe(ctx, body)
+  const response = await ctx.api().send('POST', '/graphql', {
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/graphql-response+json, application/json',
+    },
+  })
+  const answer = (await parseBody(response).catch((error) => {
+    if (response.status === 400) return null
+    throw error
+  })) as { errors?: { message: string }[] } | null
+  if (answer === null) throw new UsageError('the server could not parse or validate the document')
+  printValue(ctx.io, ctx.format === 'table' ? 'json' : ctx.format, answer)
+  if (answer.errors?.length) {
+    for (const error of answer.errors) ctx.io.stderr(`error: ${error.message}\n`)
+    return 1
+  }
+  return 0
+}
+
+/** GraphQL over SSE, distinct-connections mode: `event: next` carries each result. */
+async function subscribe(ctx: Context, body: string): Promise<number> {
+  const response = await ctx.api().send('POST', '/graphql', {
+    body,
+    headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+  })
+  if (!response.ok || !response.body) {
+    await parseBody(response)
+    return 1
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  const stop = ctx.io.interrupted.then(() => reader.cancel())
+  let buffer = ''
+  let failed = false
+  for (;;) {
+    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+    if (done) break
+    buffer += value
+    let end = buffer.indexOf('\n\n')
+    while (end >= 0) {
+      const message = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      const event = /^event: ?(.*)$/m.exec(message)?.[1]
+      const data = message
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n')
+      if (event === 'complete') {
+        await reader.cancel()
+        return failed ? 1 : 0
+      }
+      if (data) {
+        const payload = JSON.parse(data) as { errors?: unknown[] }
+        if (payload.errors) failed = true
+        ctx.io.stdout(`${JSON.stringify(payload)}\n`)
+      }
+      end = buffer.indexOf('\n\n')
+    }
+  }
+  void stop
+  return failed ? 1 : 0
+}

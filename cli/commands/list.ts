@@ -1,0 +1,141 @@
+import type { Context } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import { RecordStream } from '../output.ts'
+import { columnsOf, filterFlags, parseTarget, suggest } from '../resources.ts'
+
+/** Options of `api list` itself; everything else must be one of the collection's filters. */
+export const LIST_OPTIONS = [
+  'all',
+  'max-items',
+  'limit',
+  'sort',
+  'q',
+  'search',
+  'format',
+  'timeout',
+  'include-total',
+] as const
+
+interface Page {
+  data: Record<string, unknown>[]
+  pagination: { hasMore?: boolean; next?: string | null; total?: number | null }
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new UsageError(`--${name} takes a whole number from 1 to ${max}`)
+  return n
+}
+
+/** The query string of a list: filters from flags, checked against the declaration before any request. */
+export function listQuery(
+  spec: string,
+  options: Record<string, unknown>,
+): { path: string; columns: string[] } {
+  const target = parseTarget(spec)
+  if (target.id) throw new UsageError(`api list takes a collection, not a record (try: api get ${spec})`)
+  const flags = filterFlags(target.resource)
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(options)) {
+    if (key === '--' || key.length === 1 || value === undefined) continue
+    const name = kebab(key)
+    if ((LIST_OPTIONS as readonly string[]).includes(name)) continue
+    const flag = flags.find((f) => f.flag === name)
+    if (!flag) {
+      const hint = suggest(name, [...flags.map((f) => f.flag), ...LIST_OPTIONS])
+      throw new UsageError(
+        `unknown filter --${name} for ${target.resource.name}${hint ? ` (did you mean --${hint}?)` : ''}; see: api list ${target.resource.name} --help`,
+      )
+    }
+    for (const v of Array.isArray(value) ? value : [value]) params.append(flag.param, String(v))
+  }
+  if (options.q !== undefined) params.set('q', String(options.q))
+  if (options.search !== undefined) params.set('search', String(options.search))
+  if (options.sort !== undefined) params.set('sort', String(options.sort))
+  if (options.includeTotal) params.set('include_total', 'true')
+  params.set(
+    'limit',
+    String(
+      options.limit === undefined ? (options.all ? 100 : 20) : positiveInteger('limit', options.limit, 100),
+    ),
+  )
+  return { path: `${target.path}?${params}`, columns: columnsOf(target.resource) }
+}
+
+/**
+ * `api list COLLECTION [--FILTER VALUE]...`: one page, or with `--all` every page, streamed as it
+ * arrives (constant memory), with a progress line when stderr is a terminal.
+ */
+export async function list(ctx: Context, spec: string, options: Record<string, unknown>): Promise<void> {
+  const { path, columns } = listQuery(spec, options)
+  const maxItems =
+    options.maxItems === undefined ? Number.POSITIVE_INFINITY : positiveInteger('max-items', options.maxItems)
+  const stream = new RecordStream(ctx.io, ctx.format, columns)
+  const progress = ctx.io.stderrIsTTY && Boolean(options.all)
+  let next: string | null = path
+  let more = false
+  while (next !== null) {
+    const page: Page = await ctx.api().json<Page>('GET', next)
+    const room = maxItems - stream.written
+    stream.page(page.data.length > room ? page.data.slice(0, room) : page.data)
+    more = Boolean(page.pagination.hasMore)
+    next = options.all && more && stream.written < maxItems ? (page.pagination.next ?? null) : null
+    if (progress) ctx.io.stderr(`\rfetched ${stream.written} records${next ? '…' : ''}   `)
+  }
+  stream.end()
+  if (progress) ctx.io.stderr('\n')
+  if (!options.all && more && ctx.io.stderrIsTTY && stream.written < maxItems) {
+    ctx.io.stderr('more records follow: add --all to fetch every page\n')
+  }
+}
+
+const row = (left: string, right: string) => `  ${left.padEnd(32)}${right}`
+
+/** `api list COLLECTION --help`: the real filters and sort fields of that collection. */
+export function listHelp(spec: string): string {
+  const { resource } = parseTarget(spec)
+  const flags = filterFlags(resource)
+  const sortable = resource.sortable.map((f) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
+  const describe = (op: string, field: string) => {
+    const kind = resource.fields[field]?.kind
+    const list = kind === 'enum' || kind === 'reference' ? ' (several: a,b,c)' : ''
+    const values = resource.fields[field]?.values ? `: ${resource.fields[field]!.values!.join(', ')}` : ''
+    return (
+      {
+        eq: `${field} equals${list}${values}`,
+        gte: `${field} at least`,
+        lte: `${field} at most`,
+        gt: `${field} after (ISO 8601)`,
+        lt: `${field} before (ISO 8601)`,
+      }[op] ?? field
+    )
+  }
+  const first = flags[0]
+  const lines = [
+    `Usage: api list ${spec} [options]`,
+    '',
+    `Lists ${resource.name}, newest first.`,
+    '',
+    'Filters:',
+    ...flags.map((f) => row(`--${f.flag} <value>`, describe(f.op, f.field))),
+    ...(resource.searchable.length > 0
+      ? [row('--q <text>', `full-text search in ${resource.searchable.join(', ')}`)]
+      : []),
+    '',
+    'Options:',
+    row('--sort <keys>', `comma-separated, -field for descending (${sortable.join(', ')})`),
+    row('--limit <n>', 'records per page, 1-100 (default 20; 100 with --all)'),
+    row('--all', 'follow every page, streaming records as they arrive'),
+    row('--max-items <n>', 'stop after n records'),
+    row('--include-total', 'count the matching records'),
+    row('--format <format>', 'json, ndjson or table (table on a terminal, JSON when piped)'),
+    '',
+    'Examples:',
+    `  api list ${spec}${first ? ` --${first.flag} ${first.op === 'gt' || first.op === 'lt' ? '2026-01-01' : 'VALUE'}` : ''}`,
+    `  api list ${spec} --all --format ndjson | wc -l`,
+  ]
+  return `${lines.join('\n')}\n`
+}

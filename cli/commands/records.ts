@@ -1,0 +1,92 @@
+import type { Context } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import { parseBody } from '../http.ts'
+import { bodyOf } from '../items.ts'
+import { printValue } from '../output.ts'
+import { parseTarget } from '../resources.ts'
+import { listQuery } from './list.ts'
+
+const JSON_BODY = { 'Content-Type': 'application/json' }
+
+/** `api get COLLECTION ID` (or `COLLECTION/ID`, `PARENT/ID/CHILD/ID`). */
+export async function get(ctx: Context, spec: string, id: string | undefined): Promise<void> {
+  const target = parseTarget(spec, id)
+  if (!target.id) throw new UsageError(`api get needs a record id (try: api list ${spec})`)
+  printValue(ctx.io, ctx.format, await ctx.api().json('GET', target.path))
+}
+
+/**
+ * `api create COLLECTION key=value key:=json ...`: POST with an Idempotency-Key (a fresh one
+ * unless given), so the client's automatic retries can never create the record twice.
+ */
+export async function create(ctx: Context, spec: string, items: string[], options: Record<string, unknown>) {
+  const target = parseTarget(spec)
+  if (target.id) throw new UsageError(`api create takes a collection (try: api update ${spec} ...)`)
+  const body = await bodyOf(ctx.io, items, options.data as string | undefined)
+  const key = options.idempotencyKey === undefined ? crypto.randomUUID() : String(options.idempotencyKey)
+  const created = await ctx.api().json('POST', target.path, {
+    body: JSON.stringify(body),
+    headers: { ...JSON_BODY, 'Idempotency-Key': key },
+  })
+  printValue(ctx.io, ctx.format, created)
+}
+
+/** `api update` (PATCH: only the given fields) and `api replace` (PUT: the whole record). */
+export async function write(
+  ctx: Context,
+  method: 'PATCH' | 'PUT',
+  spec: string,
+  args: string[],
+  options: Record<string, unknown>,
+): Promise<void> {
+  // The id may be part of the spec (orders/ord_…) or the first argument.
+  const withId = parseTarget(spec)
+  const target =
+    withId.id || args.length === 0 || args[0]!.includes('=') ? withId : parseTarget(spec, args[0])
+  const items = target === withId ? args : args.slice(1)
+  if (!target.id) throw new UsageError(`api ${method === 'PATCH' ? 'update' : 'replace'} needs a record id`)
+  const body = await bodyOf(ctx.io, items, options.data as string | undefined)
+  const headers: Record<string, string> = { ...JSON_BODY }
+  if (options.ifMatch !== undefined) headers['If-Match'] = String(options.ifMatch)
+  printValue(
+    ctx.io,
+    ctx.format,
+    await ctx.api().json(method, target.path, { body: JSON.stringify(body), headers }),
+  )
+}
+
+/**
+ * `api delete COLLECTION ID` deletes one record; `api delete COLLECTION [--FILTER VALUE]...`
+ * deletes every matching record, after a question on a terminal, or with `--confirm` otherwise.
+ */
+export async function remove(
+  ctx: Context,
+  spec: string,
+  id: string | undefined,
+  options: Record<string, unknown>,
+) {
+  const target = parseTarget(spec, id)
+  if (target.id) {
+    await ctx.api().json('DELETE', target.path)
+    if (ctx.io.stderrIsTTY) ctx.io.stderr(`deleted ${target.id}\n`)
+    return
+  }
+  const { confirm, ...filters } = options
+  const { path } = listQuery(spec, { ...filters, limit: undefined, all: undefined })
+  const query = new URLSearchParams(path.slice(path.indexOf('?') + 1))
+  query.delete('limit')
+  query.set('confirm', target.resource.name)
+  if (!confirm) {
+    const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
+    const what =
+      query.size > 1
+        ? `every ${target.resource.singular} matching the filters`
+        : `EVERY ${target.resource.singular}`
+    if (!interactive) throw new UsageError(`deleting ${what} needs --confirm when not on a terminal`)
+    if (!(await ctx.io.confirm(`Delete ${what} in ${target.path}?`))) throw new UsageError('nothing deleted')
+  }
+  const response = await ctx.api().send('DELETE', `${target.path}?${query}`)
+  if (!response.ok) await parseBody(response)
+  const deleted = Number(response.headers.get('deleted-count') ?? 0)
+  printValue(ctx.io, ctx.format === 'table' ? 'json' : ctx.format, { deleted })
+}

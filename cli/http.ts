@@ -1,0 +1,118 @@
+import type { Session } from './auth/session.ts'
+import { apiErrorFrom, NetworkError } from './errors.ts'
+import type { Io } from './io.ts'
+
+export interface RequestOptions {
+  body?: string
+  headers?: Record<string, string>
+}
+
+export interface ClientOptions {
+  timeoutMs: number
+  /** Retries after 429 and 503 (and lost connections, for requests safe to repeat). */
+  maxRetries: number
+}
+
+const SAFE_TO_REPEAT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'QUERY'])
+const MAX_WAIT_MS = 60_000
+
+/** RFC 9110 §10.2.3: seconds, or an HTTP date. */
+function retryAfterMs(header: string | null, now: number): number | null {
+  if (!header) return null
+  if (/^\d+$/.test(header.trim())) return Number(header) * 1000
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? null : Math.max(0, at - now)
+}
+
+/**
+ * The CLI's HTTP client: adds the bearer token, renews it once after a 401, retries 429 and 503
+ * with backoff honouring Retry-After, and turns error answers into ApiError. It never prints or
+ * puts a token in an error message.
+ */
+export class ApiClient {
+  constructor(
+    private readonly io: Io,
+    readonly server: string,
+    private readonly session: Session | null,
+    private readonly options: ClientOptions = { timeoutMs: 30_000, maxRetries: 3 },
+  ) {}
+
+  /** The bearer token requests carry (renewed first when it is about to expire). */
+  async token(): Promise<string> {
+    if (!this.session) throw new Error('this client sends no token')
+    return this.session.token()
+  }
+
+  /** Sends a request and returns the response, whatever its status. */
+  async send(method: string, path: string, init: RequestOptions = {}): Promise<Response> {
+    const repeatable = SAFE_TO_REPEAT.has(method) || (init.headers?.['Idempotency-Key'] ?? '') !== ''
+    let renewed = false
+    for (let attempt = 0; ; attempt++) {
+      const headers: Record<string, string> = { Accept: 'application/json', ...init.headers }
+      if (this.session) headers.Authorization = `Bearer ${await this.session.token()}`
+      let response: Response
+      try {
+        response = await this.io.fetch(`${this.server}${path}`, {
+          method,
+          headers,
+          body: init.body,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        })
+      } catch (error) {
+        const reason =
+          (error as Error).name === 'TimeoutError'
+            ? `no answer within ${this.options.timeoutMs / 1000} s`
+            : (error as Error).message
+        if (repeatable && attempt < this.options.maxRetries) {
+          await this.io.sleep(this.backoff(attempt))
+          continue
+        }
+        throw new NetworkError(`could not reach ${this.server} (${reason})`)
+      }
+      if (response.status === 401 && this.session && !renewed) {
+        renewed = true
+        if (await this.session.renew()) continue
+      }
+      if (
+        (response.status === 429 || response.status === 503) &&
+        repeatable &&
+        attempt < this.options.maxRetries
+      ) {
+        const wait = retryAfterMs(response.headers.get('retry-after'), this.io.now()) ?? this.backoff(attempt)
+        if (wait <= MAX_WAIT_MS) {
+          await response.body?.cancel()
+          if (this.io.stderrIsTTY)
+            this.io.stderr(`server busy (${response.status}); retrying in ${Math.ceil(wait / 1000)} s\n`)
+          await this.io.sleep(wait)
+          continue
+        }
+      }
+      return response
+    }
+  }
+
+  /** Sends a request and parses the JSON answer; non-2xx answers throw the server's ApiError. */
+  async json<T = unknown>(method: string, path: string, init: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, init)
+    return (await parseBody(response)) as T
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(MAX_WAIT_MS, 500 * 2 ** attempt) + Math.floor(Math.random() * 250)
+  }
+}
+
+/** The JSON body of a successful response (null when empty); the server's error otherwise. */
+export async function parseBody(response: Response): Promise<unknown> {
+  const text = await response.text()
+  let body: unknown = null
+  if (text) {
+    try {
+      body = JSON.parse(text)
+    } catch {
+      if (response.ok) return text
+    }
+  }
+  if (!response.ok) throw apiErrorFrom(response.status, body)
+  return body
+}

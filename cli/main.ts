@@ -1,0 +1,181 @@
+#!/usr/bin/env bun
+import { cac } from 'cac'
+import kleur from 'kleur'
+import { ApiError } from '../shared/errors.ts'
+import { rawOptions, withRawValues } from './argv.ts'
+import { login, logout, whoami } from './commands/auth.ts'
+import { graphql } from './commands/graphql.ts'
+import { list, listHelp } from './commands/list.ts'
+import { query } from './commands/query.ts'
+import { create, get, remove, write } from './commands/records.ts'
+import { request } from './commands/request.ts'
+import { type Context, makeContext } from './context.ts'
+import { EXIT, exitCodeOf, UsageError } from './errors.ts'
+import { type Io, processIo } from './io.ts'
+import { colorsEnabled } from './output.ts'
+
+export const VERSION = '0.1.0'
+
+/** Prints an error on stderr: the API's code, message and details, or a one-line reason. */
+function report(io: Io, error: unknown): void {
+  kleur.enabled = colorsEnabled({ ...io, stdoutIsTTY: io.stderrIsTTY })
+  if (error instanceof ApiError) {
+    io.stderr(`${kleur.red('error')} ${error.code} (${error.status}): ${error.message}\n`)
+    for (const d of error.details) io.stderr(`  ${kleur.bold(d.field)}: ${d.message}\n`)
+  } else {
+    io.stderr(`${kleur.red('api:')} ${error instanceof Error ? error.message : String(error)}\n`)
+  }
+}
+
+/** Runs one `api` command; returns the exit status (docs/cli.md). */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const cli = cac('api')
+  const raw = rawOptions(argv)
+  let status: number = EXIT.ok
+  const run =
+    (command: (ctx: Context, ...args: never[]) => Promise<unknown>) =>
+    async (...args: unknown[]) => {
+      const options = withRawValues(args.pop() as Record<string, unknown>, raw)
+      const ctx = makeContext(io, options)
+      kleur.enabled = colorsEnabled(io)
+      const result = await (command as (...a: unknown[]) => Promise<number | undefined>)(
+        ctx,
+        ...args,
+        options,
+      )
+      if (typeof result === 'number') status = result
+    }
+
+  cli.option('--format <format>', 'json, ndjson or table (default: table on a terminal, JSON when piped)')
+  cli.option('--timeout <seconds>', 'Give up on a request after this long (default 30)')
+
+  cli
+    .command(
+      'login',
+      'Log in (device flow; --web for a browser on this machine; --client-credentials for CI)',
+    )
+    .option('--web', 'Authorization code + PKCE through a loopback redirect')
+    .option('--client-credentials', 'Client credentials from API_CLIENT_ID/API_CLIENT_SECRET or the flags')
+    .option('--client-id <id>', 'Client id for --client-credentials')
+    .option('--client-secret <secret>', 'Client secret for --client-credentials (prefer API_CLIENT_SECRET)')
+    .option('--scope <scopes>', 'Space-separated scopes to ask for (default: all you may have)')
+    .example('api login')
+    .example('API_CLIENT_ID=clt_… API_CLIENT_SECRET=cs_… api login --client-credentials')
+    .action(run((ctx, options) => login(ctx, options)))
+  cli.command('logout', 'Revoke and forget the stored login for API_URL').action(run((ctx) => logout(ctx)))
+  cli
+    .command('whoami', 'Show the user or client, organization, scopes and expiry')
+    .action(run((ctx) => whoami(ctx)))
+
+  cli
+    .command('list <collection>', 'List records; filters come from the collection (api list orders --help)')
+    .allowUnknownOptions()
+    .option('--all', 'Follow every page, streaming records as they arrive')
+    .option('--max-items <n>', 'Stop after n records')
+    .option('--limit <n>', 'Records per page (1-100)')
+    .option('--sort <keys>', 'Sort keys, -field for descending')
+    .option('--q <text>', 'Full-text search')
+    .option('--include-total', 'Count the matching records')
+    .example('api list orders --status paid')
+    .example('api list orders --amount-gte 100 --sort -amount --all | jq length')
+    .example('api list posts/pst_…/comments')
+    .action(run((ctx, spec: string, options) => list(ctx, spec, options)))
+  cli
+    .command('get <target> [id]', 'Show one record: api get orders ord_… (or orders/ord_…)')
+    .action(run((ctx, spec: string, id: string | undefined) => get(ctx, spec, id)))
+  cli
+    .command('create <collection> [...fields]', 'Create a record from key=value and key:=json fields')
+    .option('--data <json>', 'The whole body: JSON, @file.json or @- for standard input')
+    .option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh one)')
+    .example('api create orders userId=usr_… amount:=1200 currency=EUR')
+    .example('api create posts/pst_…/comments authorId=usr_… text="Nice"')
+    .action(run((ctx, spec: string, fields: string[], options) => create(ctx, spec, fields, options)))
+  for (const [name, method, verb] of [
+    ['update', 'PATCH', 'Change some fields of a record (PATCH)'],
+    ['replace', 'PUT', 'Replace a whole record (PUT)'],
+  ] as const) {
+    cli
+      .command(`${name} <target> [...fields]`, verb)
+      .option('--data <json>', 'The whole body: JSON, @file.json or @- for standard input')
+      .option('--if-match <etag>', 'Only if the record still has this ETag')
+      .example(`api ${name} orders ord_… status=paid`)
+      .action(run((ctx, spec: string, args: string[], options) => write(ctx, method, spec, args, options)))
+  }
+  cli
+    .command('delete <target> [id]', 'Delete a record, or (with filters and --confirm) every matching record')
+    .allowUnknownOptions()
+    .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
+    .example('api delete orders ord_…')
+    .example('api delete orders --status cancelled --confirm')
+    .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
+  cli
+    .command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body')
+    .option('--sql <select>', 'application/sql: SELECT … FROM <collection> WHERE …')
+    .option('--jsonpath <path>', "application/jsonpath: $[?@.status == 'paid']")
+    .option('--form <pair>', 'application/x-www-form-urlencoded: key=value (repeatable)')
+    .option('--json <json>', 'application/json: the GET parameters as JSON, plus filter')
+    .example(
+      `api query orders --sql "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY amount DESC"`,
+    )
+    .example(`api query orders --jsonpath '$[?@.amount > 1000]'`)
+    .action(run((ctx, spec: string, options) => query(ctx, spec, options)))
+  cli
+    .command(
+      'graphql <document>',
+      'Run a GraphQL query or mutation; subscriptions print NDJSON until interrupted',
+    )
+    .option('--var <item>', 'Variable: k=v (string) or k:=json (repeatable)')
+    .option('--operation <name>', 'Operation to run, when the document has several')
+    .example(`api graphql 'query { orders(first: 5) { nodes { id status } } }'`)
+    .example(`api graphql 'query($s: OrderStatus) { orders(status: $s) { totalCount } }' --var s=paid`)
+    .action(run((ctx, document: string, options) => graphql(ctx, document, options)))
+  cli
+    .command(
+      'request <method> <path> [...fields]',
+      'Any request, authenticated: api request GET /api/v1/orders',
+    )
+    .option('-H, --header <header>', "Header 'Name: value' (repeatable)")
+    .option('--input <file>', 'Body from a file, or - for standard input')
+    .option('-i, --include', 'Print the status line and headers before the body')
+    .example('api request GET /api/v1/versions -i')
+    .example('api request POST /api/v1/products name=Lamp sku=L-1 price:=1999 currency=EUR')
+    .action(
+      run((ctx, method: string, path: string, fields: string[], options) =>
+        request(ctx, method, path, fields, options),
+      ),
+    )
+
+  cli.help()
+  cli.version(VERSION)
+
+  try {
+    // `api list orders --help` shows that collection's real filters.
+    if (argv[0] === 'list' && argv[1] && !argv[1].startsWith('-') && (raw.has('help') || raw.has('h'))) {
+      io.stdout(listHelp(argv[1]))
+      return EXIT.ok
+    }
+    cli.parse(['bun', 'api', ...argv], { run: false })
+    if (!cli.matchedCommand) {
+      if (cli.options.help || cli.options.version) return EXIT.ok
+      throw new UsageError(
+        argv.length === 0
+          ? 'no command given (see api --help)'
+          : `unknown command "${argv[0]}" (see api --help)`,
+      )
+    }
+    await cli.runMatchedCommand()
+    return status
+  } catch (error) {
+    report(
+      io,
+      (error as { name?: string }).name === 'CACError' ? new UsageError((error as Error).message) : error,
+    )
+    return (error as { name?: string }).name === 'CACError' ? EXIT.usage : exitCodeOf(error)
+  }
+}
+
+if (import.meta.main) {
+  const io = processIo()
+  const code = await main(process.argv.slice(2), io)
+  process.exit(code)
+}

@@ -1,0 +1,104 @@
+import kleur from 'kleur'
+import type { Io } from './io.ts'
+
+export type Format = 'json' | 'ndjson' | 'table'
+export const FORMATS: readonly Format[] = ['json', 'ndjson', 'table']
+
+/** `--format`, or a table on a terminal and JSON when piped. */
+export function chooseFormat(io: Io, requested: unknown): Format {
+  if (requested === undefined) return io.stdoutIsTTY ? 'table' : 'json'
+  if (!FORMATS.includes(requested as Format)) throw new Error(`--format must be one of ${FORMATS.join(', ')}`)
+  return requested as Format
+}
+
+/** Colours follow NO_COLOR and FORCE_COLOR (https://no-color.org), else whether stdout is a terminal. */
+export function colorsEnabled(io: Io): boolean {
+  if (io.env.NO_COLOR) return false
+  if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true
+  return io.stdoutIsTTY
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'object') return JSON.stringify(value)
+  return String(value).replace(/\s+/g, ' ')
+}
+
+const MAX_CELL = 40
+
+/** A plain text table: one header row, columns padded, long cells cut with an ellipsis. */
+export function renderTable(rows: Record<string, unknown>[], columns: string[], color: boolean): string {
+  if (rows.length === 0) return `${color ? kleur.dim('(no records)') : '(no records)'}\n`
+  const cut = (s: string) => (s.length > MAX_CELL ? `${s.slice(0, MAX_CELL - 1)}…` : s)
+  const cells = rows.map((row) => columns.map((c) => cut(cell(row[c]))))
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)))
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
+  const header = line(columns.map((c) => c.toUpperCase()))
+  const body = cells.map(line).join('\n')
+  return `${color ? kleur.bold(header) : header}\n${body}\n`
+}
+
+/** A single record as aligned `field  value` lines. */
+export function renderRecord(record: Record<string, unknown>, color: boolean): string {
+  const keys = Object.keys(record)
+  const width = Math.max(...keys.map((k) => k.length))
+  return `${keys.map((k) => `${color ? kleur.cyan(k.padEnd(width)) : k.padEnd(width)}  ${cell(record[k])}`).join('\n')}\n`
+}
+
+/** Writes one JSON value in the chosen format (tables fall back to records). */
+export function printValue(io: Io, format: Format, value: unknown): void {
+  if (format === 'table' && value && typeof value === 'object' && !Array.isArray(value)) {
+    io.stdout(renderRecord(value as Record<string, unknown>, colorsEnabled(io)))
+  } else if (format === 'ndjson' && Array.isArray(value)) {
+    for (const item of value) io.stdout(`${JSON.stringify(item)}\n`)
+  } else if (format === 'ndjson') {
+    io.stdout(`${JSON.stringify(value)}\n`)
+  } else {
+    io.stdout(`${JSON.stringify(value, null, io.stdoutIsTTY ? 2 : undefined)}\n`)
+  }
+}
+
+/**
+ * Streams records as they arrive, in constant memory: a JSON array written piece by piece, one
+ * line per record for NDJSON, or a table per page.
+ */
+export class RecordStream {
+  private count = 0
+
+  constructor(
+    private readonly io: Io,
+    private readonly format: Format,
+    private readonly columns: string[],
+  ) {}
+
+  get written(): number {
+    return this.count
+  }
+
+  page(records: Record<string, unknown>[]): void {
+    if (this.format === 'table') {
+      if (records.length > 0 || this.count === 0) {
+        const text = renderTable(records, this.columns, colorsEnabled(this.io))
+        // Later pages repeat no header.
+        this.io.stdout(this.count === 0 ? text : text.slice(text.indexOf('\n') + 1))
+      }
+    } else {
+      for (const record of records) {
+        const json = JSON.stringify(record)
+        if (this.format === 'ndjson') this.io.stdout(`${json}\n`)
+        else this.io.stdout(`${this.count === 0 ? '[' : ','}\n${json}`)
+        this.count++
+      }
+      return
+    }
+    this.count += records.length
+  }
+
+  end(): void {
+    if (this.format === 'json') this.io.stdout(this.count === 0 ? '[]\n' : '\n]\n')
+  }
+}

@@ -1,0 +1,95 @@
+import { filterParams } from '../shared/query/list-params.ts'
+import { RESOURCES, type Resource, resourceByName } from '../shared/resources/index.ts'
+import { UsageError } from './errors.ts'
+
+export const API_PREFIX = '/api/v1'
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
+      previous = current
+    }
+  }
+  return row[b.length]!
+}
+
+/** The closest candidate, when it is close enough to be what was meant. */
+export function suggest(input: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; d: number } | undefined
+  for (const name of candidates) {
+    const d = distance(input, name)
+    if (!best || d < best.d) best = { name, d }
+  }
+  return best && best.d <= Math.max(2, Math.floor(input.length / 3)) ? best.name : undefined
+}
+
+function collection(name: string): Resource {
+  const resource = resourceByName(name)
+  if (resource) return resource
+  const hint = suggest(
+    name,
+    RESOURCES.map((r) => r.name),
+  )
+  throw new UsageError(
+    `unknown collection "${name}"${hint ? ` (did you mean ${hint}?)` : ''}; collections: ${RESOURCES.map((r) => r.name).join(', ')}`,
+  )
+}
+
+export interface Target {
+  resource: Resource
+  /** The API path, e.g. `/api/v1/posts/pst_…/comments` or `/api/v1/orders/ord_…`. */
+  path: string
+  id?: string
+}
+
+/**
+ * Reads `orders`, `orders/ord_…`, `posts/pst_…/comments` and `posts/pst_…/comments/cmt_…`
+ * (an id may also come as the next argument: `api get orders ord_…`).
+ */
+export function parseTarget(spec: string, id?: string): Target {
+  const parts = spec.replace(/^\/+|\/+$/g, '').split('/')
+  if (id !== undefined) parts.push(id)
+  if (parts.length === 0 || parts.length > 4 || parts.some((p) => p === '')) {
+    throw new UsageError(`"${spec}" is not COLLECTION, COLLECTION/ID or PARENT/ID/CHILD[/ID]`)
+  }
+  const enc = encodeURIComponent
+  if (parts.length <= 2) {
+    const resource = collection(parts[0]!)
+    const path = `${API_PREFIX}/${resource.name}${parts[1] ? `/${enc(parts[1])}` : ''}`
+    return { resource, path, id: parts[1] }
+  }
+  const parent = collection(parts[0]!)
+  const child = collection(parts[2]!)
+  if (child.parent?.collection !== parent.name) {
+    throw new UsageError(`${child.name} is not nested under ${parent.name}`)
+  }
+  const path = `${API_PREFIX}/${parent.name}/${enc(parts[1]!)}/${child.name}${parts[3] ? `/${enc(parts[3])}` : ''}`
+  return { resource: child, path, id: parts[3] }
+}
+
+/** The filter flags of a collection (`--status`, `--amount-gte`, `--created-after`), from its declaration. */
+export function filterFlags(
+  resource: Resource,
+): { flag: string; param: string; field: string; op: string }[] {
+  return filterParams(resource).map((p) => ({
+    flag: p.name.replace(/_/g, '-'),
+    param: p.name,
+    field: p.field,
+    op: p.op,
+  }))
+}
+
+/** Columns of a table: the id and every declared field, creation time last. */
+export function columnsOf(resource: Resource): string[] {
+  return [
+    'id',
+    ...Object.keys(resource.fields).filter((f) => resource.fields[f]!.kind !== 'json'),
+    'createdAt',
+  ]
+}
