@@ -90,7 +90,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         baseUrl: options.baseUrl ?? io.env.API_BASE_URL,
         out: io.out,
       })
-      io.out(`Next: log in with the CLI (API_URL=${server.url} api login), or read the README's tour.`)
+      const env = server.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${server.url} `
+      io.out(
+        `Next, in another terminal: ${env}npm run -s api -- login   (or ${env}dist/api login after npm run build)`,
+      )
       await new Promise<void>((resolve) => {
         const stop = async () => {
           await server.stop()
