@@ -4,6 +4,7 @@ import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { tokenEndpoint } from './oauth/token-endpoint.ts'
+import { openApiDocument } from './openapi/document.ts'
 import type { EngineContext } from './resources/context.ts'
 import { CursorCodec } from './resources/cursor.ts'
 import { mountRest } from './rest/routes.ts'
@@ -45,6 +46,10 @@ export async function createApp(options: AppOptions): Promise<App> {
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
   mountRest(app, '/api/v1', { engine, verifier, log })
+  const openApi = JSON.stringify(openApiDocument({ version: '1', prefix: '/api/v1', baseUrl }))
+  app.get('/api/v1/openapi.json', () =>
+    json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' }),
+  )
   app.compile()
 
   const handle = app.fetch

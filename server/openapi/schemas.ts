@@ -1,0 +1,95 @@
+import { ERROR_STATUS } from '../../shared/errors.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { JsonObject } from './json.ts'
+
+type Schema = JsonObject
+
+/** TypeBox schemas are JSON Schema; a JSON round trip drops TypeBox's symbol keys. */
+const plain = (schema: unknown): Schema => JSON.parse(JSON.stringify(schema)) as Schema
+
+export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
+
+/** Component names of a resource: `Order`, `OrderCreate`, `OrderPatch`, `OrderList`. */
+export const names = (resource: Resource) => {
+  const base = pascal(resource.singular)
+  return { record: base, create: `${base}Create`, patch: `${base}Patch`, list: `${base}List` }
+}
+
+function writableProperties(resource: Resource): Record<string, Schema> {
+  const properties: Record<string, Schema> = {}
+  for (const name of resource.writableFields) {
+    const field = resource.fields[name]!
+    const schema = plain(field.schema)
+    properties[name] = field.nullable ? { oneOf: [schema, { type: 'null' }] } : schema
+    if (field.default !== undefined && field.default !== null) properties[name]!.default = field.default
+  }
+  return properties
+}
+
+/** The component schemas of every resource, plus the error body and pagination shapes. */
+export function componentSchemas(resources: readonly Resource[]): Record<string, Schema> {
+  const schemas: Record<string, Schema> = {
+    Error: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message', 'details'],
+          properties: {
+            code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+            message: { type: 'string' },
+            details: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['field', 'message'],
+                properties: { field: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+    Pagination: {
+      description: 'Keys depend on the pagination style used (docs/api.md): cursor, keyset, page or offset.',
+      type: 'object',
+      required: ['limit', 'hasMore'],
+      properties: {
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        hasMore: { type: 'boolean' },
+        nextCursor: { type: ['string', 'null'] },
+        nextAfter: { type: ['string', 'null'] },
+        next: { type: ['string', 'null'], description: 'Path of the next page' },
+        page: { type: 'integer', minimum: 1 },
+        offset: { type: 'integer', minimum: 0 },
+        total: { type: ['integer', 'null'] },
+        totalPages: { type: ['integer', 'null'] },
+      },
+    },
+  }
+  for (const resource of resources) {
+    const n = names(resource)
+    schemas[n.record] = plain(resource.schema)
+    delete schemas[n.record]!.title
+    schemas[n.list] = {
+      type: 'object',
+      required: ['data', 'pagination'],
+      properties: {
+        data: { type: 'array', items: { $ref: `#/components/schemas/${n.record}` } },
+        pagination: { $ref: '#/components/schemas/Pagination' },
+        filters: { type: 'object', description: 'The applied filters, keyed by parameter name' },
+      },
+    }
+    if (!resource.writable) continue
+    const properties = writableProperties(resource)
+    schemas[n.create] = {
+      type: 'object',
+      additionalProperties: false,
+      properties,
+      required: resource.writableFields.filter((f) => resource.fields[f]!.required),
+    }
+    schemas[n.patch] = { type: 'object', additionalProperties: false, properties, minProperties: 0 }
+  }
+  return schemas
+}
