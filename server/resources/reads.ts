@@ -44,7 +44,7 @@ export function getRecord(
 }
 
 /** What a cursor is bound to: the caller's organization and everything that shapes the result. */
-function cursorBinding(
+export function cursorBinding(
   principal: Principal,
   resource: Resource,
   where: Condition[],
@@ -75,7 +75,8 @@ export function listRecords(
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, keys.length)
   if (page.style === 'keyset') {
     const start = findRow(ctx.db, resource, page.after)
-    if (!start || start.org_id !== principal.orgId) {
+    const otherParent = parent !== undefined && start?.[columnOf(resource.parent!.field)] !== parent.id
+    if (!start || start.org_id !== principal.orgId || otherParent) {
       throw badRequest('The after parameter does not name a record of this collection.', [
         { field: 'after', message: `no ${resource.singular} with id ${page.after}` },
       ])

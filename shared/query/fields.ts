@@ -1,4 +1,5 @@
-import type { Field, Resource } from '../resources/index.ts'
+import { isId } from '../ids.ts'
+import { type Field, type Resource, resourceByName } from '../resources/index.ts'
 
 /** A field a query may name: a declared field or one of the system fields every record has. */
 export interface QueryField {
@@ -84,6 +85,11 @@ export function coerceFilterValue(
     case 'enum':
       if (typeof raw === 'string' && field.values!.includes(raw)) return { value: raw }
       return { error: `must be one of ${field.values!.join(', ')}` }
+    case 'reference': {
+      const target = resourceByName(field.references!)!
+      if (isId(raw, target.prefix)) return { value: raw }
+      return { error: `must be a ${target.singular} id (${target.prefix}_…)` }
+    }
     default:
       if (typeof raw !== 'string') return { error: 'must be a string' }
       if (raw.length > 500) return { error: 'must be at most 500 characters' }

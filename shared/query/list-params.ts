@@ -67,7 +67,7 @@ export function parseSort(resource: Orderable, raw: string | null): SortKey[] {
     const [, sign, name, direction] = match
     if (sign && direction) throw fail(`"${part}" gives the direction twice`)
     const field = queryField(resource, name!)
-    if (!field || !(field.name === 'id' || resource.sortable.includes(field.name))) {
+    if (!field || !resource.sortable.includes(field.name)) {
       throw fail(`${name} is not sortable (sortable: ${resource.sortable.map(snakeName).join(', ')})`)
     }
     if (keys.some((k) => k.field === field.name)) throw fail(`${name} appears twice`)

@@ -61,7 +61,7 @@ afterAll(() => {
 describe('api-server serve', () => {
   it('listens on a loopback address and says what to do next', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(output).toContain('Next: log in with the CLI')
+    expect(output).toContain('npm run -s api -- login')
   })
 
   it('issues a token to a client created with the admin CLI while it runs', async () => {

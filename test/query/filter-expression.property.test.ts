@@ -102,6 +102,10 @@ const text = fc.string({ maxLength: 12, unit: 'binary' })
 const typedText: fc.Arbitrary<Typed> = text.chain((value) =>
   stringLiteral(value).map((t) => ({ text: t, value })),
 )
+/** A well-formed user id: reference fields take ids of the referenced collection only. */
+const typedUserId: fc.Arbitrary<Typed> = fc
+  .stringMatching(/^usr_[0-7][0-9a-hjkmnp-tv-z]{25}$/)
+  .chain((value) => stringLiteral(value).map((t) => ({ text: t, value })))
 const typedStatus: fc.Arbitrary<Typed> = fc
   .constantFrom(...ORDER_STATUSES)
   .chain((value) => stringLiteral(value).map((t) => ({ text: t, value })))
@@ -152,7 +156,7 @@ interface FieldSpec {
 
 const FIELDS: FieldSpec[] = [
   { names: ['id'], json: 'id', value: typedText, like: true },
-  { names: ['userId', 'user_id'], json: 'userId', value: typedText, like: false },
+  { names: ['userId', 'user_id'], json: 'userId', value: typedUserId, like: false },
   { names: ['status'], json: 'status', value: typedStatus, like: true },
   { names: ['amount'], json: 'amount', value: typedAmount, like: false },
   { names: ['currency'], json: 'currency', value: typedText, like: true },

@@ -1,6 +1,7 @@
 -- Statements are separated by blank lines (bun-sqlite-migrations runs one statement per block).
 -- Timestamps are ISO 8601 UTC strings with milliseconds, so they sort as text.
--- Indexes: (org_id, created_at, id) serves the default sort; (org_id, col, id) each sort field;
+-- Indexes: (org_id, created_at, id) serves the default sort; (org_id, col, id) each sort field
+-- (the unique (org_id, email) and (org_id, sku) indexes serve those two sorts);
 -- (org_id, col, created_at, id) each equality filter with the default sort.
 -- Full-text search: external-content FTS5 tables over the searchable fields, kept in step by
 -- triggers, so the index changes in the same transaction as the row.
@@ -72,8 +73,6 @@ CREATE INDEX users_org_created ON users (org_id, created_at, id)
 CREATE INDEX users_org_updated ON users (org_id, updated_at, id)
 
 CREATE INDEX users_org_name_sort ON users (org_id, name, id)
-
-CREATE INDEX users_org_email_sort ON users (org_id, email, id)
 
 CREATE INDEX users_org_role_sort ON users (org_id, role, id)
 
@@ -162,8 +161,6 @@ CREATE INDEX products_org_created ON products (org_id, created_at, id)
 CREATE INDEX products_org_updated ON products (org_id, updated_at, id)
 
 CREATE INDEX products_org_name_sort ON products (org_id, name, id)
-
-CREATE INDEX products_org_sku_sort ON products (org_id, sku, id)
 
 CREATE INDEX products_org_price_sort ON products (org_id, price, id)
 

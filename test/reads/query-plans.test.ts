@@ -1,0 +1,162 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import type { Principal } from '../../server/auth/tokens.ts'
+import { CursorCodec } from '../../server/resources/cursor.ts'
+import { listRecords } from '../../server/resources/reads.ts'
+import type { SqlValue } from '../../server/store/compile.ts'
+import { type Database, migrateDatabase, openDatabase } from '../../server/store/db.ts'
+import { type PageRequest, selectPage } from '../../server/store/records.ts'
+import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
+import { ALL_SCOPES, RESOURCES, type Resource } from '../../shared/resources/index.ts'
+
+const db = openDatabase(':memory:')
+migrateDatabase(db)
+afterAll(() => db.close())
+
+interface Statement {
+  sql: string
+  params: unknown[]
+}
+
+/** The database as the store sees it, recording the text and parameters of every statement run. */
+function spied(target: Database): { db: Database; statements: Statement[] } {
+  const statements: Statement[] = []
+  const run = new Set<PropertyKey>(['all', 'get', 'run', 'values', 'iterate'])
+  const query = (sql: string) =>
+    new Proxy(target.query(sql), {
+      get(statement, name) {
+        const value = Reflect.get(statement, name, statement)
+        if (typeof value !== 'function') return value
+        return (...params: unknown[]) => {
+          if (run.has(name)) statements.push({ sql, params })
+          return value.apply(statement, params)
+        }
+      },
+    })
+  const proxy = new Proxy(target, {
+    get(database, name) {
+      if (name === 'query') return query
+      const value = Reflect.get(database, name, database)
+      return typeof value === 'function' ? value.bind(database) : value
+    },
+  })
+  return { db: proxy, statements }
+}
+
+/** The SQL selectPage runs for `request`, and SQLite's plan for it, one detail per line. */
+function planOf(resource: Resource, request: Partial<PageRequest>): { sql: string; plan: string[] } {
+  const spy = spied(db)
+  selectPage(spy.db, resource, 'org_plan', { where: [], sort: DEFAULT, limit: 21, ...request })
+  expect(spy.statements).toHaveLength(1)
+  const { sql, params } = spy.statements[0]!
+  const rows = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as SqlValue[])) as { detail: string }[]
+  return { sql, plan: rows.map((r) => r.detail) }
+}
+
+const DEFAULT: SortKey[] = [{ field: 'createdAt', descending: true }]
+const ORG_SCAN = /^SCAN (?!\w+_fts VIRTUAL TABLE)/
+
+/** Every table access is a SEARCH or goes through an index; FTS5 tables answer MATCH from their own index. */
+function expectIndexed({ sql, plan }: { sql: string; plan: string[] }) {
+  const unindexed = plan.filter((d) => ORG_SCAN.test(d) && !/USING (COVERING )?INDEX/.test(d))
+  expect({ sql, unindexed }).toEqual({ sql, unindexed: [] })
+}
+
+function expectNoSort({ sql, plan }: { sql: string; plan: string[] }) {
+  expect({ sql, plan: plan.filter((d) => d.includes('TEMP B-TREE')) }).toEqual({ sql, plan: [] })
+}
+
+/** A value of the field's kind, as the engine hands it to the store. */
+function sample(resource: Resource, name: string): string | number | boolean {
+  const field = resource.fields[name]!
+  if (field.kind === 'integer') return 1
+  if (field.kind === 'boolean') return true
+  if (field.kind === 'enum') return field.values![0]!
+  if (field.kind === 'reference') return `${field.references!.slice(0, 3)}_01jd3v0m7qf8s9t2w4x6y8z0ab`
+  return 'x'
+}
+
+/** The sort values of a last row, for the keyset condition of a next page (the keys end with id). */
+const afterValues = (sort: SortKey[]) => [...sort.map(() => 'm'), `x_01jd3v0m7qf8s9t2w4x6y8z0ab`]
+
+const eq = (resource: Resource, field: string): Condition => ({
+  kind: 'compare',
+  field,
+  op: 'eq',
+  value: sample(resource, field),
+})
+
+for (const resource of RESOURCES) {
+  describe(`query plans of ${resource.name}`, () => {
+    it('lists by the default sort through an index, without sorting, on the first and next pages', () => {
+      for (const after of [undefined, afterValues(DEFAULT)]) {
+        const plan = planOf(resource, { after })
+        expectIndexed(plan)
+        expectNoSort(plan)
+      }
+    })
+
+    const equalities = resource.filterable.filter((name) => resource.fields[name]!.filter !== 'range')
+    for (const name of equalities) {
+      const label =
+        name === resource.parent?.field ? 'the nested parent filter' : `the equality filter ${name}`
+      it(`serves ${label} with the default sort through an index, without sorting`, () => {
+        for (const after of [undefined, afterValues(DEFAULT)]) {
+          const plan = planOf(resource, { where: [eq(resource, name)], after })
+          expectIndexed(plan)
+          expectNoSort(plan)
+        }
+      })
+    }
+
+    for (const field of resource.sortable) {
+      for (const descending of [false, true]) {
+        it(`sorts by ${descending ? '-' : ''}${field} through an index, without sorting`, () => {
+          const sort = [{ field, descending }]
+          for (const after of [undefined, afterValues(sort)]) {
+            const plan = planOf(resource, { sort, after })
+            expectIndexed(plan)
+            expectNoSort(plan)
+          }
+        })
+      }
+    }
+
+    if (resource.searchable.length > 0) {
+      it('searches (q) through the FTS5 index and an index of the table', () => {
+        expectIndexed(planOf(resource, { search: 'word' }))
+      })
+    }
+  })
+}
+
+describe('counting', () => {
+  const principal: Principal = {
+    kind: 'client',
+    subject: 'client',
+    orgId: 'org_plan',
+    clientId: 'client',
+    scopes: new Set(ALL_SCOPES),
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  }
+  const pages: ListQuery['page'][] = [
+    { style: 'cursor', limit: 20 },
+    { style: 'page', limit: 20, page: 1 },
+    { style: 'offset', limit: 20, offset: 0 },
+  ]
+  const counts = (statements: Statement[]) => statements.filter((s) => /\bcount\s*\(/i.test(s.sql))
+
+  for (const resource of RESOURCES) {
+    it(`runs no count( for a plain list of ${resource.name}, and exactly one with include_total`, () => {
+      for (const page of pages) {
+        for (const includeTotal of [false, true]) {
+          const spy = spied(db)
+          const ctx = { db: spy.db, clock: Date.now, cursors: new CursorCodec(new Uint8Array(32)) }
+          const query: ListQuery = { where: [], sort: DEFAULT, page, includeTotal }
+          listRecords(ctx, principal, resource, query)
+          expect(spy.statements.length).toBeGreaterThan(0)
+          expect(counts(spy.statements)).toHaveLength(includeTotal ? 1 : 0)
+        }
+      }
+    })
+  }
+})
