@@ -1,8 +1,7 @@
-import { hmac } from '@oslojs/crypto/hmac'
-import { SHA256 } from '@oslojs/crypto/sha2'
 import { constantTimeEqual } from '@oslojs/crypto/subtle'
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
+import { hmacSha256 } from '../crypto/hash.ts'
 import type { SqlValue } from '../store/compile.ts'
 
 const encoder = new TextEncoder()
@@ -18,7 +17,7 @@ export class CursorCodec {
   constructor(private readonly key: Uint8Array) {}
 
   private mac(binding: string, payload: string): Uint8Array {
-    return hmac(SHA256, this.key, encoder.encode(`${binding}\n${payload}`)).slice(0, MAC_BYTES)
+    return hmacSha256(this.key, `${binding}\n${payload}`).slice(0, MAC_BYTES)
   }
 
   encode(binding: string, values: SqlValue[]): string {

@@ -1,13 +1,12 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { ApiError } from '../../shared/errors.ts'
+import { sha256Base64url } from '../crypto/hash.ts'
 
 /**
  * Strong entity tag of a JSON representation: a hash of the exact bytes sent, so equal tags mean
  * byte-identical bodies (RFC 9110 §8.8.3).
  */
 export function entityTag(body: string): string {
-  return `"${encodeBase64urlNoPadding(sha256(new TextEncoder().encode(body))).slice(0, 27)}"`
+  return `"${sha256Base64url(body).slice(0, 27)}"`
 }
 
 /** The tags listed in an If-Match or If-None-Match header; `*` stays as is. */

@@ -1,9 +1,8 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
 import type { Condition, ListQuery } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
+import { sha256Base64url } from '../crypto/hash.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
 import { orderBy, type SqlValue } from '../store/compile.ts'
 import { countRows, findRow, lastChange, type Row, selectPage } from '../store/records.ts'
@@ -51,7 +50,7 @@ export function cursorBinding(
   query: ListQuery,
 ): string {
   const shape = JSON.stringify([principal.orgId, resource.name, where, query.search ?? null, query.sort])
-  return encodeBase64urlNoPadding(sha256(new TextEncoder().encode(shape)))
+  return sha256Base64url(shape)
 }
 
 export function listRecords(

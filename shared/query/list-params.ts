@@ -113,7 +113,8 @@ export function parseListParams(
   extra: Iterable<string> = [],
 ): ParsedList {
   const { byName, known } = paramsOf(resource)
-  rejectUnknownParams(params, new Set([...known, ...extra]))
+  const extraNames = [...extra]
+  rejectUnknownParams(params, extraNames.length === 0 ? known : new Set([...known, ...extraNames]))
   const where: Condition[] = []
   const filters: ParsedList['filters'] = {}
   const details: ErrorDetail[] = []

@@ -102,7 +102,15 @@ export function parsePage(params: URLSearchParams): { page: Page; includeTotal: 
 
 /** 400 naming the first query parameter a route does not know. */
 export function rejectUnknownParams(params: URLSearchParams, known: ReadonlySet<string>): void {
-  const unknown = [...new Set(params.keys())].filter((name) => !known.has(name))
+  const seen = new Set<string>()
+  const unknown: string[] = []
+  let repeated: string | undefined
+  for (const name of params.keys()) {
+    if (!known.has(name)) {
+      if (!unknown.includes(name)) unknown.push(name)
+    } else if (seen.has(name)) repeated ??= name
+    seen.add(name)
+  }
   if (unknown.length > 0) {
     throw badRequest(
       `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`,
@@ -112,11 +120,9 @@ export function rejectUnknownParams(params: URLSearchParams, known: ReadonlySet<
       })),
     )
   }
-  for (const name of known) {
-    if (params.getAll(name).length > 1) {
-      throw badRequest(`The ${name} parameter is repeated.`, [
-        { field: name, message: 'must appear at most once' },
-      ])
-    }
+  if (repeated !== undefined) {
+    throw badRequest(`The ${repeated} parameter is repeated.`, [
+      { field: repeated, message: 'must appear at most once' },
+    ])
   }
 }
