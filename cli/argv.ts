@@ -48,3 +48,24 @@ export function withRawValues(
   }
   return out
 }
+
+/**
+ * `--sort -amount` as `--sort=-amount` and `--input -` as `--input=-`: the option parser would
+ * otherwise read a value that starts with a dash as short flags (or standard input's `-` as no
+ * value) and report the value missing. Only options that take a value are joined, as rawOptions
+ * reads them.
+ */
+export function joinDashedValues(argv: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') return [...out, ...argv.slice(i)]
+    const name = /^--([^=]+)$/.exec(arg)?.[1]
+    const next = argv[i + 1]
+    if (name && !FLAGS.has(name) && next !== undefined && /^-(?!-)/.test(next)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
+}

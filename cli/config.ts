@@ -43,8 +43,13 @@ function readAll(env: Record<string, string | undefined>): CredentialsFile {
   } catch {
     return { servers: {} }
   }
-  const parsed: unknown = JSON.parse(text)
-  // A file we cannot read as ours is treated as empty rather than trusted.
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = null
+  }
+  // A file we cannot read as ours (truncated, hand-edited) is treated as empty rather than trusted.
   return Value.Check(CredentialsFile, parsed) ? parsed : { servers: {} }
 }
 
@@ -52,6 +57,8 @@ function readAll(env: Record<string, string | undefined>): CredentialsFile {
 function writeAll(env: Record<string, string | undefined>, file: CredentialsFile): void {
   const dir = configDir(env)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
+  // mkdir leaves the mode of a directory that already existed as it was.
+  chmodSync(dir, 0o700)
   const path = credentialsPath(env)
   const temp = `${path}.${process.pid}.tmp`
   writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 })

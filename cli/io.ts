@@ -23,7 +23,7 @@ export interface Io {
 }
 
 export function processIo(): Io {
-  const interrupted = new Promise<void>((resolve) => process.once('SIGINT', () => resolve()))
+  let interrupted: Promise<void> | undefined
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -49,6 +49,11 @@ export function processIo(): Io {
       const child = Bun.spawn([opener, url], { stdout: 'ignore', stderr: 'ignore' })
       return (await child.exited) === 0
     },
-    interrupted,
+    // Created on first use: a SIGINT listener replaces the default exit, so installing it for
+    // every command would make Ctrl-C do nothing during a long `--all` or a device login.
+    get interrupted() {
+      interrupted ??= new Promise<void>((resolve) => process.once('SIGINT', () => resolve()))
+      return interrupted
+    },
   }
 }

@@ -2,7 +2,7 @@
 import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
-import { rawOptions, withRawValues } from './argv.ts'
+import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { login, logout, whoami } from './commands/auth.ts'
 import { graphql } from './commands/graphql.ts'
 import { list, listHelp } from './commands/list.ts'
@@ -18,7 +18,7 @@ export const VERSION = '0.1.0'
 
 /** Prints an error on stderr: the API's code, message and details, or a one-line reason. */
 function report(io: Io, error: unknown): void {
-  kleur.enabled = colorsEnabled({ ...io, stdoutIsTTY: io.stderrIsTTY })
+  kleur.enabled = colorsEnabled({ env: io.env, stdoutIsTTY: io.stderrIsTTY })
   if (error instanceof ApiError) {
     io.stderr(`${kleur.red('error')} ${error.code} (${error.status}): ${error.message}\n`)
     for (const d of error.details) io.stderr(`  ${kleur.bold(d.field)}: ${d.message}\n`)
@@ -28,8 +28,9 @@ function report(io: Io, error: unknown): void {
 }
 
 /** Runs one `api` command; returns the exit status (docs/cli.md). */
-export async function main(argv: string[], io: Io): Promise<number> {
+export async function main(typed: string[], io: Io): Promise<number> {
   const cli = cac('api')
+  const argv = joinDashedValues(typed)
   const raw = rawOptions(argv)
   let status: number = EXIT.ok
   const run =
@@ -127,7 +128,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option('--var <item>', 'Variable: k=v (string) or k:=json (repeatable)')
     .option('--operation <name>', 'Operation to run, when the document has several')
     .example(`api graphql 'query { orders(first: 5) { nodes { id status } } }'`)
-    .example(`api graphql 'query($s: OrderStatus) { orders(status: $s) { totalCount } }' --var s=paid`)
+    .example(`api graphql 'query($s: [OrderStatus!]) { orders(status: $s) { totalCount } }' --var s=paid`)
     .action(run((ctx, document: string, options) => graphql(ctx, document, options)))
   cli
     .command(
@@ -137,7 +138,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option('-H, --header <header>', "Header 'Name: value' (repeatable)")
     .option('--input <file>', 'Body from a file, or - for standard input')
     .option('-i, --include', 'Print the status line and headers before the body')
-    .example('api request GET /api/v1/versions -i')
+    .example('api request GET /api/versions -i')
     .example('api request POST /api/v1/products name=Lamp sku=L-1 price:=1999 currency=EUR')
     .action(
       run((ctx, method: string, path: string, fields: string[], options) =>
@@ -154,7 +155,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(listHelp(argv[1]))
       return EXIT.ok
     }
-    cli.parse(['bun', 'api', ...argv], { run: false })
+    // cac prints help and the version with console.info; they belong on this run's stdout.
+    const info = console.info
+    console.info = (...parts: unknown[]) => io.stdout(`${parts.join(' ')}\n`)
+    try {
+      cli.parse(['bun', 'api', ...argv], { run: false })
+    } finally {
+      console.info = info
+    }
     if (!cli.matchedCommand) {
       if (cli.options.help || cli.options.version) return EXIT.ok
       throw new UsageError(

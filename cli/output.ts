@@ -12,7 +12,7 @@ export function chooseFormat(io: Io, requested: unknown): Format {
 }
 
 /** Colours follow NO_COLOR and FORCE_COLOR (https://no-color.org), else whether stdout is a terminal. */
-export function colorsEnabled(io: Io): boolean {
+export function colorsEnabled(io: Pick<Io, 'env' | 'stdoutIsTTY'>): boolean {
   if (io.env.NO_COLOR) return false
   if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true
   return io.stdoutIsTTY

@@ -1,4 +1,5 @@
-import { rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { credentialsPath, loadLogin, type StoredLogin, saveLogin } from '../config.ts'
 import { AuthNeeded } from '../errors.ts'
 import type { Io } from '../io.ts'
@@ -34,11 +35,14 @@ export function loginFromTokens(
 /** A lock file beside the credentials, so two processes do not rotate one refresh token at once. */
 async function withLock<T>(io: Io, run: () => Promise<T>): Promise<T> {
   const lock = `${credentialsPath(io.env)}.lock`
+  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 })
   for (let waited = 0; ; waited += 100) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 })
       break
-    } catch {
+    } catch (error) {
+      // Only "someone holds it" is worth waiting for; anything else would spin here for ever.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       let stale = true
       try {
         stale = io.now() - statSync(lock).mtimeMs > 10_000

@@ -1,7 +1,7 @@
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic'
 import { AuthNeeded } from '../errors.ts'
 import type { Io } from '../io.ts'
-import type { TokenResponse } from './token-endpoint.ts'
+import { OAuthFailure, requestToken, type TokenResponse } from './token-endpoint.ts'
 
 const WAIT_MS = 5 * 60_000
 
@@ -73,19 +73,19 @@ export async function webLogin(
       io.sleep(WAIT_MS).then(() => ({ error: 'no answer from the browser within 5 minutes' })),
     ])
     if ('error' in outcome) throw new AuthNeeded(`the login failed: ${outcome.error}`)
-    const tokens = await client
-      .validateAuthorizationCode(`${server}/oauth/token`, outcome.code, verifier)
-      .catch((error: Error & { code?: string }) => {
-        throw new AuthNeeded(`the server refused the code: ${error.code ?? error.message}`)
-      })
-    return {
-      access_token: tokens.accessToken(),
-      token_type: tokens.tokenType(),
-      expires_in: tokens.accessTokenExpiresInSeconds(),
-      refresh_token: tokens.hasRefreshToken() ? tokens.refreshToken() : undefined,
-      scope: tokens.hasScopes() ? tokens.scopes().join(' ') : undefined,
-    }
+    // Through io.fetch like every other request (timeout, tests), and checked as a token response.
+    return await requestToken(io, server, {
+      grant_type: 'authorization_code',
+      code: outcome.code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: clientId,
+    }).catch((error: unknown) => {
+      if (error instanceof OAuthFailure) throw new AuthNeeded(`the server refused the code: ${error.message}`)
+      throw error
+    })
   } finally {
-    listener.stop(true)
+    // Not stop(true): that cuts the connection before the browser has the page saying how it went.
+    await listener.stop()
   }
 }

@@ -1,7 +1,7 @@
 import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
 import { deviceLogin } from '../auth/device.ts'
 import { loginFromTokens } from '../auth/session.ts'
-import { postForm, requestToken } from '../auth/token-endpoint.ts'
+import { OAuthFailure, postForm, requestToken } from '../auth/token-endpoint.ts'
 import { webLogin } from '../auth/web.ts'
 import { credentialsPath, deleteLogin, loadLogin, saveLogin } from '../config.ts'
 import type { Context } from '../context.ts'
@@ -30,7 +30,9 @@ export async function login(ctx: Context, options: Record<string, unknown>): Pro
     const form: Record<string, string> = { grant_type: 'client_credentials' }
     if (scope) form.scope = scope
     const tokens = await requestToken(io, server, form, { id, secret }).catch((error) => {
-      throw new AuthNeeded(`the server refused the client credentials (${(error as Error).message})`)
+      // An unreachable server stays a network error (exit 3), not a refusal.
+      if (!(error instanceof OAuthFailure)) throw error
+      throw new AuthNeeded(`the server refused the client credentials (${error.message})`)
     })
     saveLogin(io.env, server, {
       ...loginFromTokens('client_credentials', id, tokens, io.now()),

@@ -35,17 +35,29 @@ export async function graphql(
       Accept: 'application/graphql-response+json, application/json',
     },
   })
-  const answer = (await parseBody(response).catch((error) => {
-    if (response.status === 400) return null
-    throw error
-  })) as { errors?: { message: string }[] } | null
+  // A 400 under application/graphql-response+json carries the reasons in `errors`: keep them.
+  const copy = response.status === 400 ? response.clone() : null
+  const answer = (await parseBody(response).catch(async (error) => {
+    if (!copy) throw error
+    printErrors(ctx, ((await copy.json().catch(() => null)) as { errors?: unknown } | null)?.errors)
+    return null
+  })) as { errors?: unknown } | null
   if (answer === null) throw new UsageError('the server could not parse or validate the document')
   printValue(ctx.io, ctx.format === 'table' ? 'json' : ctx.format, answer)
-  if (answer.errors?.length) {
-    for (const error of answer.errors) ctx.io.stderr(`error: ${error.message}\n`)
-    return 1
+  return printErrors(ctx, answer.errors) > 0 ? 1 : 0
+}
+
+/** GraphQL errors on stderr: code (extensions.code), message and field details; returns how many. */
+function printErrors(ctx: Context, errors: unknown): number {
+  if (!Array.isArray(errors)) return 0
+  for (const error of errors as { message?: unknown; extensions?: { code?: unknown; details?: unknown } }[]) {
+    const code = typeof error?.extensions?.code === 'string' ? ` ${error.extensions.code}` : ''
+    ctx.io.stderr(`error${code}: ${String(error?.message ?? 'unknown error')}\n`)
+    const details = error?.extensions?.details
+    for (const d of Array.isArray(details) ? (details as { field?: unknown; message?: unknown }[]) : [])
+      if (typeof d?.field === 'string') ctx.io.stderr(`  ${d.field}: ${String(d.message)}\n`)
   }
-  return 0
+  return errors.length
 }
 
 /** GraphQL over SSE, distinct-connections mode: `event: next` carries each result. */

@@ -31,7 +31,8 @@ export async function request(
   const verb = method.toUpperCase()
   if (!METHODS.includes(verb)) throw new UsageError(`unknown method ${method} (${METHODS.join(', ')})`)
   if (!path.startsWith('/')) throw new UsageError('PATH starts with / (for example /api/v1/orders)')
-  const headers = headerList(options.H ?? options.header)
+  // -H and --header are read apart (exact text); a header given both ways lands once, by name.
+  const headers = headerList([options.H, options.header].flat().filter((h) => h !== undefined))
   let body: string | undefined
   if (options.input !== undefined && items.length > 0)
     throw new UsageError('give fields or --input, not both')

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { VERSION } from '../../cli/main.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { type Env, loggedInEnv, seedOrders, seedUser } from './fixtures.ts'
+import { type RunOptions, removeTempDirs, runCli, tempDir } from './harness.ts'
+
+let server: TestServer
+let env: Env
+
+const ESC = '\u001b['
+
+beforeAll(async () => {
+  server = await startTestServer()
+  const tenant = await server.tenant()
+  env = await loggedInEnv(server, tenant)
+  const userId = await seedUser(tenant)
+  await seedOrders(tenant, userId, [
+    { amount: 100, status: 'paid' },
+    { amount: 200, status: 'pending' },
+  ])
+})
+afterAll(async () => {
+  await server.stop()
+  removeTempDirs()
+})
+
+describe('output format', () => {
+  const cases: {
+    name: string
+    args: string[]
+    options: Partial<RunOptions>
+    check: (stdout: string) => void
+  }[] = [
+    {
+      name: 'a table on a terminal',
+      args: [],
+      options: { tty: true },
+      check: (stdout) => {
+        const [header, ...rows] = stdout.trimEnd().split('\n')
+        expect(header).toMatch(/ID +USERID +STATUS +AMOUNT +CURRENCY +CREATEDAT/)
+        expect(rows).toHaveLength(2)
+        expect(rows[0]).toMatch(/^ord_\w+ +usr_\w+ +pending +200 +EUR +\d{4}-/)
+      },
+    },
+    {
+      name: 'a JSON array when piped',
+      args: [],
+      options: { tty: false },
+      check: (stdout) =>
+        expect(JSON.parse(stdout).map((o: { amount: number }) => o.amount)).toEqual([200, 100]),
+    },
+    {
+      name: 'JSON on a terminal with --format json',
+      args: ['--format', 'json'],
+      options: { tty: true },
+      check: (stdout) => expect(JSON.parse(stdout)).toHaveLength(2),
+    },
+    {
+      name: 'NDJSON with --format ndjson',
+      args: ['--format', 'ndjson'],
+      options: { tty: true },
+      check: (stdout) => {
+        const lines = stdout.trimEnd().split('\n')
+        expect(lines.map((line) => JSON.parse(line).amount)).toEqual([200, 100])
+      },
+    },
+    {
+      name: 'a table when piped with --format table',
+      args: ['--format', 'table'],
+      options: { tty: false },
+      check: (stdout) => expect(stdout).toStartWith('ID '),
+    },
+  ]
+  for (const { name, args, options, check } of cases) {
+    it(`prints ${name}`, async () => {
+      const run = await runCli(['list', 'orders', ...args], { env: { ...env, NO_COLOR: '1' }, ...options })
+      expect(run.code).toBe(0)
+      check(run.stdout)
+    })
+  }
+
+  it('prints "(no records)" for an empty table', async () => {
+    const run = await runCli(['list', 'orders', '--status', 'shipped'], {
+      env: { ...env, NO_COLOR: '1' },
+      tty: true,
+    })
+    expect(run.stdout).toBe('(no records)\n')
+  })
+
+  it('prints a single record as aligned fields on a terminal and as one JSON object when piped', async () => {
+    const id = JSON.parse((await runCli(['list', 'orders', '--limit', '1'], { env })).stdout)[0].id
+    const table = await runCli(['get', 'orders', id], { env: { ...env, NO_COLOR: '1' }, tty: true })
+    expect(table.stdout).toMatch(new RegExp(`^id +${id}$`, 'm'))
+    expect(table.stdout).toMatch(/^amount +200$/m)
+    const piped = await runCli(['get', 'orders', id], { env })
+    expect(JSON.parse(piped.stdout)).toMatchObject({ id, amount: 200 })
+    expect(piped.stdout.trimEnd().split('\n')).toHaveLength(1)
+  })
+
+  it('rejects an unknown --format with exit 2', async () => {
+    const run = await runCli(['list', 'orders', '--format', 'xml'], { env })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--format must be one of json, ndjson, table')
+    expect(run.requests).toHaveLength(0)
+  })
+})
+
+describe('colours', () => {
+  const cases: { name: string; extra: Env; tty: boolean; args: string[]; colored: boolean }[] = [
+    { name: 'on a terminal', extra: {}, tty: true, args: [], colored: true },
+    {
+      name: 'never with NO_COLOR on a terminal',
+      extra: { NO_COLOR: '1' },
+      tty: true,
+      args: [],
+      colored: false,
+    },
+    { name: 'never in a piped table', extra: {}, tty: false, args: ['--format', 'table'], colored: false },
+    {
+      name: 'with FORCE_COLOR in a piped table',
+      extra: { FORCE_COLOR: '1' },
+      tty: false,
+      args: ['--format', 'table'],
+      colored: true,
+    },
+    {
+      name: 'in a piped table with FORCE_COLOR=0 (it forces nothing)',
+      extra: { FORCE_COLOR: '0' },
+      tty: false,
+      args: ['--format', 'table'],
+      colored: false,
+    },
+    {
+      name: 'never when NO_COLOR and FORCE_COLOR are both set',
+      extra: { NO_COLOR: '1', FORCE_COLOR: '1' },
+      tty: true,
+      args: [],
+      colored: false,
+    },
+  ]
+  for (const { name, extra, tty, args, colored } of cases) {
+    it(`${colored ? 'colours' : 'does not colour'} the table ${name}`, async () => {
+      const run = await runCli(['list', 'orders', ...args], { env: { ...env, ...extra }, tty })
+      expect(run.stdout.includes(ESC)).toBe(colored)
+    })
+  }
+
+  it('colours errors on stderr only when stderr is a terminal', async () => {
+    const onTerminal = await runCli(['list', 'ordres'], { env, stderrIsTTY: true })
+    expect(onTerminal.stderr).toStartWith(`${ESC}31mapi:`)
+    const piped = await runCli(['list', 'ordres'], { env, stdoutIsTTY: true })
+    expect(piped.stderr).toStartWith('api: unknown collection')
+  })
+})
+
+describe('stdout and stderr', () => {
+  it('prints the API error (code, status, message, details) on stderr and nothing on stdout', async () => {
+    const run = await runCli(['create', 'orders', 'amount:=-1'], { env })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toStartWith('error VALIDATION_ERROR (422): ')
+    expect(run.stderr).toMatch(/^ {2}userId: .+/m)
+  })
+
+  it('prints the command list with --help and the version with --version on stdout', async () => {
+    const help = await runCli(['--help'], { env })
+    expect(help.code).toBe(0)
+    for (const command of [
+      'login',
+      'logout',
+      'whoami',
+      'list',
+      'get',
+      'create',
+      'update',
+      'replace',
+      'delete',
+      'query',
+      'graphql',
+      'request',
+    ])
+      expect(help.stdout).toMatch(new RegExp(`^ {2}${command}\\b`, 'm'))
+    const version = await runCli(['--version'], { env })
+    expect(version.stdout).toStartWith(`api/${VERSION}`)
+    expect(version.stderr).toBe('')
+  })
+
+  it('prints the help of one command', async () => {
+    const run = await runCli(['create', '--help'], { env })
+    expect(run.stdout).toContain('--idempotency-key <key>')
+    expect(run.requests).toHaveLength(0)
+  })
+})
+
+describe('exit codes', () => {
+  const cases: { status: number; meaning: string; args: string[]; env: () => Env }[] = [
+    { status: 0, meaning: 'success', args: ['list', 'orders'], env: () => env },
+    {
+      status: 1,
+      meaning: 'an API error (404)',
+      args: ['get', 'orders', 'ord_00000000000000000000000000'],
+      env: () => env,
+    },
+    { status: 2, meaning: 'an unknown command', args: ['lsit', 'orders'], env: () => env },
+    { status: 2, meaning: 'a missing argument', args: ['get'], env: () => env },
+    { status: 2, meaning: 'no command', args: [], env: () => env },
+    {
+      status: 3,
+      meaning: 'an unreachable server',
+      args: ['list', 'orders', '--timeout', '1'],
+      env: () => ({ ...env, API_URL: 'http://127.0.0.1:9', API_TOKEN: 'token-for-nowhere-0123' }),
+    },
+    {
+      status: 4,
+      meaning: 'no login',
+      args: ['list', 'orders'],
+      env: () => ({ API_URL: server.url, XDG_CONFIG_HOME: tempDir() }),
+    },
+    {
+      status: 2,
+      meaning: 'an API_URL that is not a URL',
+      args: ['list', 'orders'],
+      env: () => ({ ...env, API_URL: 'not a url' }),
+    },
+  ]
+  for (const { status, meaning, args, env: runEnv } of cases) {
+    it(`exits ${status} for ${meaning}`, async () => {
+      const run = await runCli(args, { env: runEnv() })
+      expect(run.code).toBe(status)
+      if (status === 0) expect(run.stderr).toBe('')
+      else expect(run.stderr).not.toBe('')
+    })
+  }
+})
