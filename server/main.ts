@@ -4,6 +4,7 @@ import { ALL_SCOPES } from '../shared/resources/index.ts'
 import { seed } from './admin/seed.ts'
 import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
+import { parseCorsOrigins } from './http/cors.ts'
 import { serve } from './serve.ts'
 import { createClient, GRANT_TYPES, type GrantType } from './store/clients.ts'
 import { type Database, migrateDatabase, openDatabase } from './store/db.ts'
@@ -78,9 +79,22 @@ export async function main(argv: string[], io: Io): Promise<number> {
       'Public origin, the OAuth issuer (env API_BASE_URL, default http://HOST:PORT)',
     )
     .option('--demo', 'Load the demo data first when the database has none')
+    .option('--production', 'No GraphQL introspection and no development pages (GraphiQL)')
+    .option(
+      '--cors-origin <origin>',
+      'Origin allowed to call the API from a browser, repeatable (env API_CORS_ORIGINS, comma-separated; default none)',
+    )
     .action(async (options) => {
       const port = Number(options.port ?? io.env.PORT ?? 8080)
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535')
+      let corsOrigins: string[]
+      try {
+        const given =
+          options.corsOrigin !== undefined ? list(options.corsOrigin) : list(io.env.API_CORS_ORIGINS)
+        corsOrigins = parseCorsOrigins(given)
+      } catch (error) {
+        throw new UsageError((error as Error).message)
+      }
       const db = dbOf(options)
       if (options.demo) await seedAndPrint(db, false)
       const server = await serve({
@@ -88,6 +102,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         port,
         db,
         baseUrl: options.baseUrl ?? io.env.API_BASE_URL,
+        production: Boolean(options.production),
+        corsOrigins,
         out: io.out,
       })
       const env = server.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${server.url} `

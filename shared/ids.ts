@@ -50,6 +50,22 @@ export function newId(prefix: string, now = Date.now()): string {
   return `${prefix}_${encodeBase32(uuidv7Bytes(now))}`
 }
 
+/**
+ * A TypeID whose UUIDv7 has all 74 non-time bits random (RFC 9562 §5.7 without the §6.2 counter),
+ * for identifiers that must not be guessable from a neighbour made in the same millisecond.
+ */
+export function randomId(prefix: string, now = Date.now()): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  let ms = now
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = ms % 256
+    ms = Math.floor(ms / 256)
+  }
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f)
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f)
+  return `${prefix}_${encodeBase32(bytes)}`
+}
+
 export function isId(value: unknown, prefix: string): value is string {
   return (
     typeof value === 'string' &&

@@ -13,6 +13,10 @@ export interface Principal {
   scopes: ReadonlySet<string>
   /** Expiry, in seconds since the epoch. */
   expiresAt: number
+  /** The grant (token family) a user token came from: its `sid` claim. */
+  grantId?: string
+  /** The token's `jti`. */
+  tokenId?: string
 }
 
 export interface TokenSettings {
@@ -20,6 +24,11 @@ export interface TokenSettings {
   audience: string
   keys: KeyRing
   clock?: () => number
+  /**
+   * Asked on every request, cached token or not, so that revocation (RFC 7009), a reused refresh
+   * token or a reused code takes effect at once for the access tokens already issued.
+   */
+  revoked?: (principal: Principal) => boolean
 }
 
 export interface IssuedToken {
@@ -30,7 +39,7 @@ export interface IssuedToken {
 /** Issues an RFC 9068 JWT access token (`typ: at+jwt`, ES256). */
 export async function issueAccessToken(
   settings: TokenSettings,
-  grant: { subject: string; orgId: string; clientId: string; scope: string[] },
+  grant: { subject: string; orgId: string; clientId: string; scope: string[]; grantId?: string },
 ): Promise<IssuedToken> {
   const { kid, key } = await settings.keys.signingKey()
   const now = Math.floor((settings.clock ?? Date.now)() / 1000)
@@ -38,6 +47,8 @@ export async function issueAccessToken(
     client_id: grant.clientId,
     scope: grant.scope.join(' '),
     org_id: grant.orgId,
+    // The grant it came from, checked on every request; client-credentials tokens have none.
+    ...(grant.grantId === undefined ? {} : { sid: grant.grantId }),
   })
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
     .setIssuer(settings.issuer)
@@ -76,15 +87,18 @@ export class TokenVerifier {
   /** Verifies signature, type, issuer, audience and expiry; throws a 401 ApiError otherwise. */
   async verify(token: string): Promise<Principal> {
     const now = (this.settings.clock ?? Date.now)()
-    const cached = this.cache.get(token)
-    if (cached) {
-      if (cached.expiresAt * 1000 > now) return cached
-      this.cache.delete(token)
-      throw unauthorized('the token has expired')
+    let principal = this.cache.get(token)
+    if (principal) {
+      if (principal.expiresAt * 1000 <= now) {
+        this.cache.delete(token)
+        throw unauthorized('the token has expired')
+      }
+    } else {
+      principal = await this.verifyUncached(token, now)
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
+      this.cache.set(token, principal)
     }
-    const principal = await this.verifyUncached(token, now)
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
-    this.cache.set(token, principal)
+    if (this.settings.revoked?.(principal)) throw unauthorized('the token has been revoked')
     return principal
   }
 
@@ -106,12 +120,13 @@ export class TokenVerifier {
         currentDate: new Date(now),
         requiredClaims: ['sub', 'exp', 'iat', 'client_id', 'scope', 'org_id'],
       })
-      const { sub, exp, client_id, scope, org_id } = payload
+      const { sub, exp, client_id, scope, org_id, sid, jti } = payload
       if (
         typeof sub !== 'string' ||
         typeof client_id !== 'string' ||
         typeof scope !== 'string' ||
-        typeof org_id !== 'string'
+        typeof org_id !== 'string' ||
+        (sid !== undefined && typeof sid !== 'string')
       ) {
         throw unauthorized('malformed claims')
       }
@@ -122,6 +137,8 @@ export class TokenVerifier {
         clientId: client_id,
         scopes: new Set(scope.split(' ').filter(Boolean)),
         expiresAt: exp!,
+        ...(sid === undefined ? {} : { grantId: sid }),
+        ...(jti === undefined ? {} : { tokenId: jti }),
       }
     } catch (error) {
       if (error instanceof ApiError) throw error

@@ -11,7 +11,9 @@ export interface RouteRequest {
 export type MethodHandler = (req: RouteRequest) => Response | Promise<Response>
 
 /** Methods of one path. HEAD and OPTIONS are derived: HEAD from GET, OPTIONS lists `Allow`. */
-export type MethodTable = Partial<Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', MethodHandler>>
+export type MethodTable = Partial<
+  Record<'GET' | 'QUERY' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', MethodHandler>
+>
 
 export function allowedMethods(table: MethodTable): string[] {
   const methods = Object.keys(table)

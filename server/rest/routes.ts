@@ -10,6 +10,8 @@ import { bearerToken } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
 import { conditionalJson } from '../http/conditional.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
+import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
+import { ACCEPT_QUERY } from '../query/media.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { entityTag, parseTagList } from '../resources/etag.ts'
 import { getRecord, listRecords } from '../resources/reads.ts'
@@ -62,6 +64,11 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
       if (Object.keys(filters).length > 0) body.filters = filters
       return conditionalJson(request, body, result.lastModified)
     },
+    QUERY: queryHandler(engine, prefix, (params) => ({
+      kind: 'collection',
+      resource,
+      parent: parentOf(resource, params),
+    })),
   }
   if (!resource.writable || (resource.parent && !nested)) return table
   table.POST = async ({ request, url, params, principal }) => {
@@ -156,8 +163,10 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
               ? null
               : await deps.verifier.verify(bearerToken(request.headers.get('authorization')))
           const handler = pickHandler(table, request.method)
+          // RFC 10008 §3: resources that take QUERY say which query formats in Accept-Query.
+          const acceptQuery: Record<string, string> = table.QUERY ? { 'Accept-Query': ACCEPT_QUERY } : {}
           if (handler === 'OPTIONS' || principal === null)
-            return noContent({ Allow: allowedMethods(table).join(', ') })
+            return noContent({ Allow: allowedMethods(table).join(', '), ...acceptQuery })
           // The router needs one parameter name per position: nested paths are /{parent}/:id/{child}/:childId.
           const raw = (params ?? {}) as Record<string, string>
           const p: Record<string, string> = nested
@@ -169,6 +178,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
           if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
             throw notFoundId(parent, p.parentId)
           const response = await handler({ request, url: new URL(request.url), params: p, principal })
+          if (acceptQuery['Accept-Query']) response.headers.set('Accept-Query', ACCEPT_QUERY)
           // HEAD runs the GET handler: Bun.serve sends its headers, Content-Length included, without the body.
           return response
         } catch (error) {
@@ -180,7 +190,10 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
   }
   mount(`${prefix}/search`, {
     GET: ({ request, url, principal }) => searchRequest(deps.engine, principal, request, url),
+    QUERY: queryHandler(deps.engine, prefix, () => ({ kind: 'search' })),
   })
+  mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix))
+  mount(`${prefix}/queries/:id/results/:token`, storedResultTable(deps.engine, prefix))
   for (const resource of RESOURCES) {
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
     mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)

@@ -43,7 +43,20 @@ export function searchRequest(
   request: Request,
   url: URL,
 ): Response {
-  const params = new URLSearchParams(url.searchParams)
+  const { body, lastModified } = searchBody(engine, principal, new URLSearchParams(url.searchParams), url)
+  return conditionalJson(request, body, lastModified)
+}
+
+/**
+ * The answer of /api/v1/search to these parameters (a GET's query string, or a QUERY's form or
+ * JSON body); `link` is the address `pagination.next` continues from.
+ */
+export function searchBody(
+  engine: EngineContext,
+  principal: Principal,
+  params: URLSearchParams,
+  link: URL,
+): { body: Record<string, unknown>; lastModified: string } {
   // Removed before parseListParams sees the rest, so its check for repeated parameters misses these.
   for (const name of ['collection', 'filter']) {
     if (params.getAll(name).length > 1) {
@@ -63,8 +76,8 @@ export function searchRequest(
       filters.filter = filter
     }
     const result = listRecords(engine, principal, resource, query)
-    const body = { data: result.data, pagination: withNext(url, result.pagination), filters }
-    return conditionalJson(request, body, result.lastModified)
+    const body = { data: result.data, pagination: withNext(link, result.pagination), filters }
+    return { body, lastModified: result.lastModified }
   }
   if (params.has('filter')) {
     throw badRequest('A filter needs a collection.', [
@@ -86,6 +99,6 @@ export function searchRequest(
   const result = searchAll(engine, principal, text, { sort, page, includeTotal, binding })
   // Echoed under the name the client used, as collection GETs do (`q` or its alias `search`).
   const filters = { [params.has('q') ? 'q' : 'search']: text }
-  const body = { data: result.data, pagination: withNext(url, result.pagination), filters }
-  return conditionalJson(request, body, result.lastModified)
+  const body = { data: result.data, pagination: withNext(link, result.pagination), filters }
+  return { body, lastModified: result.lastModified }
 }

@@ -18,8 +18,13 @@ export function columnFor(resource: Resource, field: string): string {
   return columnOf(field)
 }
 
+/** The functions a condition may apply to a column (the allow-list; see FieldFunction). */
+const FUNCTIONS = new Set(['lower', 'upper', 'length'])
+
 function value(resource: Resource, field: string, raw: unknown): SqlValue {
   const declared = resource.fields[field]
+  // length() compares a number with a text column: the value is not the column's type.
+  if (typeof raw === 'number') return raw
   return declared ? toColumn(declared, raw) : (raw as SqlValue)
 }
 
@@ -35,7 +40,11 @@ export function compileCondition(resource: Resource, condition: Condition, param
     case 'not':
       return `(NOT ${compileCondition(resource, condition.condition, params)})`
     case 'compare': {
-      const column = columnFor(resource, condition.field)
+      let column = columnFor(resource, condition.field)
+      if (condition.fn !== undefined) {
+        if (!FUNCTIONS.has(condition.fn)) throw new Error(`function ${condition.fn} is not allowed`)
+        column = `${condition.fn}(${column})`
+      }
       if (condition.op === 'in') {
         const values = condition.value as (string | number)[]
         if (values.length === 0) return '0'

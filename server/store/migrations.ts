@@ -1,9 +1,11 @@
 import { type Migration, parseSqlContent } from 'bun-sqlite-migrations'
 // Embedded as text so the compiled binary carries its migrations.
 import init from './migrations/0001_init.sql' with { type: 'text' }
+import oauth from './migrations/0002_oauth.sql' with { type: 'text' }
+import queries from './migrations/0003_queries.sql' with { type: 'text' }
 
 /** Every migration in order; a migration is never edited once released, only followed by another. */
-const FILES: string[] = [init]
+const FILES: string[] = [init, oauth, queries]
 
 export const MIGRATIONS: Migration[] = FILES.map((sql, i) => ({
   version: i + 1,

@@ -17,7 +17,8 @@ export interface PageRequest {
   after?: SqlValue[]
 }
 
-function whereClause(
+/** The conditions of a page or a count, organization first; values go to `params`. */
+export function whereClause(
   resource: Resource,
   orgId: string,
   where: Condition[],

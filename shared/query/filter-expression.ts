@@ -256,7 +256,7 @@ class FilterParser {
 const not = (condition: Condition): Condition => ({ kind: 'not', condition })
 
 /** Why a LIKE pattern is refused, if it is; `\` escapes the next character (`ESCAPE '\'`). */
-function likePatternProblem(pattern: string): string | undefined {
+export function likePatternProblem(pattern: string): string | undefined {
   if (pattern.length > MAX_LIKE_LENGTH) return `is longer than ${MAX_LIKE_LENGTH} characters`
   let wildcards = 0
   for (let i = 0; i < pattern.length; i++) {

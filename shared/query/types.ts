@@ -5,12 +5,16 @@
  */
 export type Comparison = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'like' | 'in'
 
+/** A function applied to the field before comparing (SQL QUERY bodies, JSONPath `length()`). */
+export type FieldFunction = 'lower' | 'upper' | 'length'
+
 export type Condition =
   | {
       kind: 'compare'
       field: string
       op: Comparison
       value: string | number | boolean | null | (string | number)[]
+      fn?: FieldFunction
     }
   | { kind: 'and' | 'or'; conditions: Condition[] }
   | { kind: 'not'; condition: Condition }

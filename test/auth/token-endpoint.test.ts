@@ -247,16 +247,13 @@ describe('POST /oauth/token request format', () => {
 })
 
 describe('POST /oauth/token grant types', () => {
-  it.each([
-    'password',
-    'authorization_code',
-    'implicit',
-    'urn:ietf:params:oauth:grant-type:jwt-bearer',
-    'CLIENT_CREDENTIALS',
-  ])('answers grant_type=%s with 400 unsupported_grant_type', async (grantType) => {
-    const response = await withBasic({ grant_type: grantType, username: 'u', password: 'p', code: 'c' })
-    await expectOAuthError(response, 400, 'unsupported_grant_type')
-  })
+  it.each(['password', 'implicit', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'CLIENT_CREDENTIALS'])(
+    'answers grant_type=%s with 400 unsupported_grant_type',
+    async (grantType) => {
+      const response = await withBasic({ grant_type: grantType, username: 'u', password: 'p', code: 'c' })
+      await expectOAuthError(response, 400, 'unsupported_grant_type')
+    },
+  )
 
   it('refuses client_credentials to the public CLI client with unauthorized_client', async () => {
     const response = await token({ grant_type: 'client_credentials', client_id: CLI_CLIENT_ID })

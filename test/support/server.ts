@@ -27,11 +27,11 @@ export interface TestServer {
   stop: () => Promise<void>
 }
 
-/** Starts a real server on a free loopback port over a fresh SQLite file. */
-export async function startTestServer(): Promise<TestServer> {
+/** Starts a real server on a free loopback port over a fresh SQLite file; `options` go to serve(). */
+export async function startTestServer(options: { corsOrigins?: string[] } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const dbPath = join(dir, 'api.db')
-  const server: RunningServer = await serve({ host: '127.0.0.1', port: 0, db: dbPath })
+  const server: RunningServer = await serve({ host: '127.0.0.1', port: 0, db: dbPath, ...options })
   const db = openDatabase(dbPath)
   let tenants = 0
   const raw = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init)

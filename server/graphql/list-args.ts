@@ -1,0 +1,119 @@
+import {
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLInputType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLString,
+} from 'graphql'
+import { ApiError } from '../../shared/errors.ts'
+import { filterParams, parseListParams } from '../../shared/query/list-params.ts'
+import { DEFAULT_LIMIT, type ListQuery, MAX_LIMIT } from '../../shared/query/types.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { argumentName } from './names.ts'
+import { DateTime } from './scalars.ts'
+import type { TypeKit } from './types.ts'
+
+/**
+ * The arguments of a plural field are the REST list parameters in camelCase: `first` (REST
+ * `limit`), `after` (REST `cursor`, the engine's signed cursor), `sort`, `q` and every declared
+ * filter (`status`, `amountGte`, `createdAfter`). They are turned back into the REST parameters and
+ * parsed by the same code, so the two front doors accept and reject exactly the same things.
+ */
+
+const RENAMED: Record<string, string> = { limit: 'first', cursor: 'after' }
+
+interface ArgParam {
+  arg: string
+  param: string
+}
+
+function paramsOf(resource: Resource, nested: boolean): ArgParam[] {
+  const own = filterParams(resource).filter((p) => !(nested && p.field === resource.parent?.field))
+  const list = own.map((p) => ({ arg: argumentName(p.name), param: p.name }))
+  if (resource.searchable.length > 0) list.push({ arg: 'q', param: 'q' })
+  return list
+}
+
+/** The arguments of `orders(...)`, or of `order.lineItems(...)` when `nested` (no parent filter there). */
+export function listArgs(kit: TypeKit, resource: Resource, nested = false): GraphQLFieldConfigArgumentMap {
+  const args: GraphQLFieldConfigArgumentMap = {
+    first: {
+      type: GraphQLInt,
+      defaultValue: DEFAULT_LIMIT,
+      description: `Page size, 1 to ${MAX_LIMIT}.`,
+    },
+    after: {
+      type: GraphQLString,
+      description: 'Continue after this cursor (`pageInfo.endCursor` or an edge `cursor`).',
+    },
+    sort: {
+      type: GraphQLString,
+      description: `Sort keys, as REST: field, -field or field:asc|desc, comma-separated. Sortable: ${resource.sortable.join(', ')}. Default -createdAt.`,
+    },
+  }
+  for (const param of filterParams(resource)) {
+    if (nested && param.field === resource.parent?.field) continue
+    const field = resource.fields[param.field]
+    // Equality on enums and references takes several values, as REST's `status=paid,shipped`; a
+    // single value is a list of one (GraphQL input coercion).
+    const many = param.op === 'eq' && (field?.kind === 'enum' || field?.kind === 'reference')
+    const type: GraphQLInputType = !field
+      ? DateTime
+      : many
+        ? new GraphQLList(new GraphQLNonNull(kit.scalar(resource, param.field)))
+        : kit.scalar(resource, param.field)
+    args[argumentName(param.name)] = { type }
+  }
+  if (resource.searchable.length > 0) {
+    args.q = {
+      type: GraphQLString,
+      description: `Full-text search over ${resource.searchable.join(', ')}.`,
+    }
+  }
+  return args
+}
+
+const text = (value: unknown) => (Array.isArray(value) ? value.map(String).join(',') : String(value))
+
+/**
+ * Runs `read` with REST's parameter names in its errors turned into the arguments' names
+ * (`limit` -> `first`, `cursor` -> `after`, `amount_gte` -> `amountGte`).
+ */
+export function withArgumentNames<T>(resource: Resource, nested: boolean, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    const names = new Map(paramsOf(resource, nested).map((k) => [k.param, k.arg]))
+    const rename = (field: string) => RENAMED[field] ?? names.get(field) ?? field
+    throw new ApiError(
+      error.code,
+      error.message
+        .replace(/\b(limit|cursor)\b/g, (m) => RENAMED[m]!)
+        .replace(/\bparameters?\b/g, (m) => m.replace('parameter', 'argument')),
+      error.details.map((d) => ({ field: rename(d.field), message: d.message })),
+    )
+  }
+}
+
+/**
+ * The internal query for a plural field's arguments. `includeTotal` when `totalCount` is selected:
+ * nothing is counted otherwise. Errors are REST's, with the details renamed to the arguments.
+ */
+export function toListQuery(
+  resource: Resource,
+  args: Record<string, unknown>,
+  includeTotal: boolean,
+  nested = false,
+): ListQuery {
+  const params = new URLSearchParams()
+  if (args.first != null) params.set('limit', String(args.first))
+  if (args.after != null) params.set('cursor', String(args.after))
+  if (args.sort != null) params.set('sort', String(args.sort))
+  for (const { arg, param } of paramsOf(resource, nested)) {
+    if (args[arg] != null) params.set(param, text(args[arg]))
+  }
+  if (includeTotal) params.set('include_total', 'true')
+  return withArgumentNames(resource, nested, () => parseListParams(resource, params).query)
+}

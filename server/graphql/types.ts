@@ -1,0 +1,212 @@
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  type GraphQLFieldConfigMap,
+  GraphQLID,
+  type GraphQLInputFieldConfigMap,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLScalarType,
+  GraphQLString,
+} from 'graphql'
+import type { Field, Resource } from '../../shared/resources/index.ts'
+import type { Entity } from '../resources/reads.ts'
+import { listPage } from '../resources/related.ts'
+import { type ConnectionSource, connectionType, selects } from './connections.ts'
+import type { GraphQLContext } from './context.ts'
+import { guard } from './errors.ts'
+import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
+import { enumTypeName, enumValueNames, pluralField, relationField, typeName } from './names.ts'
+import { DateTime, JSONScalar, SafeInt } from './scalars.ts'
+
+export type InputMode = 'create' | 'update' | 'replace'
+export type LeafType = GraphQLScalarType | GraphQLEnumType
+
+/** The GraphQL types of a set of resource declarations, each built once. */
+export interface TypeKit {
+  resources: readonly Resource[]
+  /** The scalar or enum of a declared or system field (nullability not applied). */
+  scalar(resource: Resource, field: string): LeafType
+  object(resource: Resource): GraphQLObjectType<Entity, GraphQLContext>
+  connection(resource: Resource): GraphQLObjectType<ConnectionSource, GraphQLContext>
+  input(resource: Resource, mode: InputMode): GraphQLInputObjectType
+}
+
+const INT32_MAX = 2 ** 31 - 1
+
+/** Int when every value the field allows fits 32 bits, SafeInt otherwise. */
+function integerType(field: Field): GraphQLScalarType {
+  const schema = field.schema as { minimum?: number; maximum?: number }
+  const fits = (schema.minimum ?? -Infinity) >= -INT32_MAX - 1 && (schema.maximum ?? Infinity) <= INT32_MAX
+  return fits ? GraphQLInt : SafeInt
+}
+
+const capitalized = (mode: InputMode) => mode.charAt(0).toUpperCase() + mode.slice(1)
+
+export function createTypeKit(resources: readonly Resource[]): TypeKit {
+  const byName = new Map(resources.map((r) => [r.name, r]))
+  const enums = new Map<string, GraphQLEnumType>()
+  const objects = new Map<string, GraphQLObjectType<Entity, GraphQLContext>>()
+  const connections = new Map<string, GraphQLObjectType<ConnectionSource, GraphQLContext>>()
+  const inputs = new Map<string, GraphQLInputObjectType>()
+
+  const lookup = (resource: Resource, name: string) => {
+    const target = byName.get(name)
+    if (!target) throw new Error(`${resource.name} refers to ${name}, which is not declared`)
+    return target
+  }
+
+  const enumOf = (resource: Resource, name: string, field: Field): GraphQLEnumType => {
+    const typeNameOf = enumTypeName(resource, name)
+    let type = enums.get(typeNameOf)
+    if (!type) {
+      const values: Record<string, { value: string }> = {}
+      for (const [value, graphqlName] of enumValueNames(field.values!)) values[graphqlName] = { value }
+      type = new GraphQLEnumType({ name: typeNameOf, values })
+      enums.set(typeNameOf, type)
+    }
+    return type
+  }
+
+  const scalar = (resource: Resource, name: string): LeafType => {
+    if (name === 'id') return GraphQLID
+    if (name === 'createdAt' || name === 'updatedAt') return DateTime
+    const field = resource.fields[name]
+    if (!field) throw new Error(`${resource.name}.${name} is not declared`)
+    switch (field.kind) {
+      case 'text':
+        return GraphQLString
+      case 'integer':
+        return integerType(field)
+      case 'boolean':
+        return GraphQLBoolean
+      case 'enum':
+        return enumOf(resource, name, field)
+      case 'reference':
+        return GraphQLID
+      case 'json':
+        return JSONScalar
+      case 'timestamp':
+        return DateTime
+    }
+  }
+
+  const objectFields = (resource: Resource): GraphQLFieldConfigMap<Entity, GraphQLContext> => {
+    const fields: GraphQLFieldConfigMap<Entity, GraphQLContext> = {
+      id: { type: new GraphQLNonNull(GraphQLID) },
+    }
+    for (const [name, field] of Object.entries(resource.fields)) {
+      const type = scalar(resource, name)
+      fields[name] = { type: field.nullable ? type : new GraphQLNonNull(type) }
+    }
+    fields.createdAt = { type: new GraphQLNonNull(DateTime) }
+    fields.updatedAt = { type: new GraphQLNonNull(DateTime) }
+    // Relations: a reference field `xId` gives `x`, the record it points at (batched per request).
+    for (const [name, field] of Object.entries(resource.fields)) {
+      if (!field.references) continue
+      const target = lookup(resource, field.references)
+      const relation = relationField(resource, name)
+      if (relation in fields) throw new Error(`${resource.name}: relation ${relation} clashes with a field`)
+      fields[relation] = {
+        type: kit.object(target),
+        description: `The ${target.singular} that ${name} names (null with an error without ${target.scopes.read}).`,
+        resolve: guard((entity: Entity, _args: unknown, ctx: GraphQLContext) => {
+          const id = entity[name]
+          return typeof id === 'string' ? ctx.loaders.record(target).load(id) : null
+        }),
+      }
+    }
+    // Nested collections: `order.lineItems`, first pages batched over all parents of the request.
+    for (const child of resources.filter((r) => r.parent?.collection === resource.name)) {
+      const field = pluralField(child)
+      if (field in fields) throw new Error(`${resource.name}: nested ${field} clashes with a field`)
+      fields[field] = {
+        type: new GraphQLNonNull(kit.connection(child)),
+        description: `The ${child.name} of this ${resource.singular}.`,
+        args: listArgs(kit, child, true),
+        resolve: guard((entity: Entity, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
+          const query = toListQuery(child, args, selects(info, 'totalCount'), true)
+          const parentId = entity.id as string
+          if (args.after != null) {
+            const parent = { collection: resource.name, id: parentId }
+            const page = withArgumentNames(child, true, () =>
+              listPage(ctx.engine, ctx.principal(), child, query, parent),
+            )
+            return { page }
+          }
+          return ctx.loaders
+            .childPage(child, query)
+            .load(parentId)
+            .then((page) => ({ page }))
+        }),
+      }
+    }
+    return fields
+  }
+
+  const inputFields = (resource: Resource, mode: InputMode): GraphQLInputFieldConfigMap => {
+    const fields: GraphQLInputFieldConfigMap = {}
+    for (const name of resource.writableFields) {
+      const field = resource.fields[name]!
+      const type = scalar(resource, name)
+      const required = mode !== 'update' && field.required
+      const fallback =
+        mode === 'update'
+          ? 'unchanged'
+          : field.default === undefined
+            ? 'required'
+            : `${JSON.stringify(field.default)}`
+      fields[name] = {
+        type: required ? new GraphQLNonNull(type) : type,
+        description: required ? undefined : `When omitted: ${fallback}.`,
+      }
+    }
+    return fields
+  }
+
+  const kit: TypeKit = {
+    resources,
+    scalar,
+    object(resource) {
+      let type = objects.get(resource.name)
+      if (!type) {
+        type = new GraphQLObjectType<Entity, GraphQLContext>({
+          name: typeName(resource),
+          description: `A record of ${resource.name} (id prefix ${resource.prefix}_).`,
+          fields: () => objectFields(resource),
+        })
+        objects.set(resource.name, type)
+      }
+      return type
+    },
+    connection(resource) {
+      let type = connections.get(resource.name)
+      if (!type) {
+        type = connectionType(kit.object(resource)) as GraphQLObjectType<ConnectionSource, GraphQLContext>
+        connections.set(resource.name, type)
+      }
+      return type
+    },
+    input(resource, mode) {
+      const key = `${mode}:${resource.name}`
+      let type = inputs.get(key)
+      if (!type) {
+        type = new GraphQLInputObjectType({
+          name: `${capitalized(mode)}${typeName(resource)}Input`,
+          description:
+            mode === 'update'
+              ? 'The fields to change (PATCH); a field left out keeps its value.'
+              : mode === 'replace'
+                ? 'The whole record (PUT); a field left out is reset to its default or null.'
+                : undefined,
+          fields: () => inputFields(resource, mode),
+        })
+        inputs.set(key, type)
+      }
+      return type
+    },
+  }
+  return kit
+}

@@ -1,0 +1,159 @@
+import type { Server, ServerWebSocket, WebSocketHandler } from 'bun'
+import type { ExecutionArgs, GraphQLError } from 'graphql'
+import type { SubscribePayload } from 'graphql-ws'
+import { handleProtocols, makeHandler } from 'graphql-ws/use/bun'
+import type { YogaServerInstance } from 'graphql-yoga'
+import type { TokenVerifier } from '../auth/tokens.ts'
+import type { EngineContext } from '../resources/context.ts'
+import { type Authentication, authenticate, type GraphQLContext } from './context.ts'
+import { internalError, maskError } from './errors.ts'
+import { GRAPHQL_PATH } from './names.ts'
+
+/**
+ * GraphQL over WebSocket (the graphql-transport-ws protocol of graphql-ws) on `/graphql`, run
+ * through the same Yoga plugins (limits, error codes, masking) as HTTP. The token comes in
+ * `connection_init`: `{"Authorization": "Bearer <token>"}`.
+ *
+ * Close codes: 4401 when connection_init carries no valid token, and when the token expires
+ * (its subscriptions complete first); 4400/4403/4408/4409/4429 as graphql-ws defines them; 1011
+ * for an error of the server's own, 1001 when the server shuts down.
+ */
+
+export interface SocketData {
+  auth?: Authentication
+  expiry?: ReturnType<typeof setTimeout>
+}
+
+export const CLOSE_UNAUTHORIZED = 4401
+/** After expiry, subscriptions complete themselves; the socket closes this much later. */
+const EXPIRY_GRACE_MS = 500
+
+interface SocketOptions {
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>
+  engine: EngineContext
+  verifier: TokenVerifier
+  log: (error: unknown) => void
+}
+
+type Socket = ServerWebSocket<SocketData>
+type Operation = Pick<
+  ExecutionArgs,
+  'schema' | 'document' | 'contextValue' | 'variableValues' | 'operationName'
+> & {
+  rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown }
+}
+
+// graphql-ws types the socket without our per-socket data; Bun.serve is declared with SocketData.
+const socketOf = (extra: { socket: unknown }) => extra.socket as Socket
+
+/** `Authorization` from connection_init, whatever the case of its key. */
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | null {
+  for (const [key, value] of Object.entries(params ?? {}))
+    if (key.toLowerCase() === 'authorization' && typeof value === 'string') return value
+  return null
+}
+
+/** Errors as the client sees them: Yoga's internal `http` extension is not for the wire. */
+function wireErrors(errors: readonly GraphQLError[]) {
+  return errors.map((error) => {
+    const json = error.toJSON()
+    if (json.extensions) {
+      const { http: _http, ...extensions } = json.extensions as Record<string, unknown>
+      return { ...json, extensions }
+    }
+    return json
+  })
+}
+
+export function graphqlWebSocket(options: SocketOptions): {
+  upgrade: (request: Request, server: Server<SocketData>) => boolean
+  handler: WebSocketHandler<SocketData>
+  /** Closes every socket (1001 Going Away), for shutdown. */
+  closeAll: () => void
+} {
+  const { yoga, engine, verifier, log } = options
+  const inner = makeHandler<Record<string, unknown>>({
+    onConnect: async (ctx) => {
+      const socket = socketOf(ctx.extra)
+      const auth = await authenticate(verifier, authorizationOf(ctx.connectionParams))
+      if ('error' in auth) {
+        socket.close(CLOSE_UNAUTHORIZED, `Unauthorized: ${auth.error.message}`.slice(0, 120))
+        return false
+      }
+      socket.data.auth = auth
+      const remaining = auth.principal.expiresAt * 1000 - engine.clock()
+      socket.data.expiry = setTimeout(
+        () => socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized: the access token has expired'),
+        Math.max(0, remaining) + EXPIRY_GRACE_MS,
+      )
+      return true
+    },
+    onSubscribe: async (ctx, _id, payload: SubscribePayload) => {
+      try {
+        const enveloped = yoga.getEnveloped({ auth: socketOf(ctx.extra).data.auth, params: payload })
+        let document: ReturnType<typeof enveloped.parse>
+        try {
+          document = enveloped.parse(payload.query)
+        } catch (error) {
+          return [maskError(error) as GraphQLError]
+        }
+        const errors = enveloped.validate(enveloped.schema, document)
+        if (errors.length > 0) return [...errors]
+        const operation: Operation = {
+          schema: enveloped.schema,
+          document,
+          contextValue: await enveloped.contextFactory(),
+          variableValues: payload.variables,
+          operationName: payload.operationName,
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        }
+        return operation
+      } catch (error) {
+        // Never let an error escape: over a socket it would be an unhandled rejection.
+        log(error)
+        return [internalError()]
+      }
+    },
+    execute: (args) => (args.rootValue as Operation['rootValue']).execute(args) as never,
+    subscribe: (args) => (args.rootValue as Operation['rootValue']).subscribe(args) as never,
+    onNext: (_ctx, _id, _payload, _args, result) =>
+      result.errors ? { ...result, errors: wireErrors(result.errors) } : undefined,
+    onError: (_ctx, _id, _payload, errors) => wireErrors(errors),
+  })
+
+  const open = new Set<Socket>()
+  const handler: WebSocketHandler<SocketData> = {
+    open: (ws) => {
+      open.add(ws)
+      inner.open(ws as never)
+    },
+    message: (ws, message) =>
+      Promise.resolve()
+        .then(() => inner.message(ws as never, message))
+        .catch((error) => {
+          log(error)
+          ws.close(1011, 'Internal error')
+        }),
+    close: (ws, code, reason) => {
+      open.delete(ws)
+      clearTimeout(ws.data.expiry)
+      return Promise.resolve()
+        .then(() => inner.close(ws as never, code, reason))
+        .catch(log)
+    },
+  }
+
+  return {
+    upgrade: (request, server) => {
+      if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return false
+      if (new URL(request.url).pathname !== GRAPHQL_PATH) return false
+      const protocol = handleProtocols(request.headers.get('sec-websocket-protocol') ?? '')
+      if (!protocol) return false
+      return server.upgrade(request, { data: {}, headers: { 'Sec-WebSocket-Protocol': protocol } })
+    },
+    handler,
+    closeAll: () => {
+      for (const ws of open) ws.close(1001, 'The server is shutting down')
+    },
+  }
+}

@@ -1,0 +1,38 @@
+import type { TokenSettings, TokenVerifier } from '../auth/tokens.ts'
+import type { Database } from '../store/db.ts'
+import { instanceSecret } from '../store/settings.ts'
+import { type CookieNames, cookieNames } from './cookies.ts'
+import { type PageLimits, pageLimits } from './rate-limit.ts'
+import { Signer } from './signer.ts'
+
+/** Everything the authorization server's endpoints and pages share. */
+export interface OAuthContext {
+  db: Database
+  /** The issuer: the base URL, without a trailing slash. */
+  issuer: string
+  tokens: TokenSettings
+  verifier: TokenVerifier
+  clock: () => number
+  log: (error: unknown) => void
+  signer: Signer
+  cookies: CookieNames
+  limits: PageLimits
+}
+
+export function createOAuthContext(options: {
+  db: Database
+  issuer: string
+  tokens: TokenSettings
+  verifier: TokenVerifier
+  clock: () => number
+  log: (error: unknown) => void
+}): OAuthContext {
+  return {
+    ...options,
+    // One key for the login cookie and the signed hidden fields, kept in the database so that
+    // every instance on it (and a restart) accepts what another one signed.
+    signer: new Signer(instanceSecret(options.db, 'oauth_page_key'), options.clock),
+    cookies: cookieNames(options.issuer),
+    limits: pageLimits(options.clock),
+  }
+}

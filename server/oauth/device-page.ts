@@ -1,0 +1,210 @@
+import { clientAddress } from '../http/client-address.ts'
+import { findClient, type OAuthClient } from '../store/clients.ts'
+import {
+  type DeviceCode,
+  decideDeviceCode,
+  findDeviceCodeByHash,
+  findDeviceCodeByUserCode,
+} from '../store/oauth-device-codes.ts'
+import type { OAuthContext } from './context.ts'
+import { OAuthError } from './errors.ts'
+import { readForm } from './form.ts'
+import { accountStep, currentUser, type InteractionTarget, loginPage, messagePage } from './interaction.ts'
+import { INTERACTION_TTL_S } from './lifetimes.ts'
+import { html } from './pages/html.ts'
+import { pageResponse, seeOther } from './pages/layout.ts'
+import { consentBody, userCodeBody } from './pages/pages.ts'
+import { formatUserCode, normalizeUserCode } from './random.ts'
+import { roleScopes } from './roles.ts'
+import { intersectScope, parseScope } from './scopes.ts'
+import { csrfOk, csrfValue } from './session.ts'
+
+/** A pending device authorization and its client, or null when it cannot be approved (any more). */
+function pending(
+  ctx: OAuthContext,
+  device: DeviceCode | null,
+): { device: DeviceCode; client: OAuthClient } | null {
+  if (device?.status !== 'pending' || device.expiresAt <= ctx.clock()) return null
+  const client = findClient(ctx.db, device.clientId)
+  return client ? { device, client } : null
+}
+
+/** The signed hidden field / `flow` parameter: which device code, and the user the consent page was shown to. */
+function readFlow(ctx: OAuthContext, value: string | null | undefined): { h: string; uid?: string } | null {
+  const data = ctx.signer.verify('device', value)
+  if (typeof data !== 'object' || data === null) return null
+  const { h, uid } = data as Record<string, unknown>
+  if (typeof h !== 'string' || (uid !== undefined && typeof uid !== 'string')) return null
+  return { h, ...(uid === undefined ? {} : { uid }) }
+}
+
+function target(ctx: OAuthContext, hash: string, client: OAuthClient): InteractionTarget {
+  const flow = ctx.signer.sign('device', { h: hash }, INTERACTION_TTL_S)
+  return {
+    action: '/device',
+    request: flow,
+    continueUrl: `/device?flow=${flow}`,
+    orgId: client.orgId,
+    purpose: html`<strong>${client.name}</strong> on your device wants to access your account. Sign in to continue.`,
+  }
+}
+
+const gone = () =>
+  messagePage(
+    400,
+    'This code cannot be used',
+    'The code has expired or was already used. Start again on your device to get a new code.',
+  )
+
+function grantable(device: DeviceCode, client: OAuthClient, role: string) {
+  const asked = parseScope(device.requestedScope ?? undefined)
+  const scopes = intersectScope(asked, client.scope, roleScopes(role))
+  const withheld = intersectScope(asked, client.scope).filter((s) => !scopes.includes(s))
+  return { scopes, withheld }
+}
+
+function codePage(
+  ctx: OAuthContext,
+  request: Request,
+  userCode?: string,
+  error?: string,
+  status = 200,
+): Response {
+  const csrf = csrfValue(ctx, request)
+  return pageResponse({
+    title: 'Connect a device',
+    status,
+    body: userCodeBody(csrf.value, userCode, error),
+    cookies: csrf.cookies,
+  })
+}
+
+/** GET /device: the code form (prefilled from verification_uri_complete), then login and consent. */
+function show(ctx: OAuthContext, request: Request): Response {
+  const params = new URL(request.url).searchParams
+  const done = params.get('done')
+  if (done === 'approved')
+    return messagePage(200, 'Device connected', 'You can close this window and go back to your device.')
+  if (done === 'denied')
+    return messagePage(200, 'Access denied', 'The device will not get access. You can close this window.')
+  const flow = params.get('flow')
+  if (flow === null) {
+    // RFC 8628 §3.3.1: even with the code in the link, the user confirms it matches the device.
+    const typed = params.get('user_code') ?? ''
+    const code = normalizeUserCode(typed)
+    return codePage(ctx, request, code ? formatUserCode(code) : typed.slice(0, 16))
+  }
+  const signed = readFlow(ctx, flow)
+  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.h))
+  if (!found) return gone()
+  const interaction = target(ctx, found.device.hash, found.client)
+  const user = currentUser(ctx, request, interaction)
+  if (!user) return loginPage(ctx, request, interaction)
+  const { scopes, withheld } = grantable(found.device, found.client, user.role)
+  if (scopes.length === 0)
+    return messagePage(
+      403,
+      'Nothing to allow',
+      `Your role (${user.role}) allows none of the permissions this device asks for.`,
+    )
+  const csrf = csrfValue(ctx, request)
+  const form = {
+    action: '/device',
+    request: ctx.signer.sign('device', { h: found.device.hash, uid: user.id }, INTERACTION_TTL_S),
+    csrf: csrf.value,
+  }
+  return pageResponse({
+    title: 'Allow access?',
+    body: consentBody(form, {
+      clientName: found.client.name,
+      user,
+      scopes,
+      withheld,
+      userCode: found.device.userCode,
+    }),
+    cookies: csrf.cookies,
+  })
+}
+
+/** POST step=code: looks the user code up, counting wrong ones per address (RFC 8628 §5.1). */
+function enterCode(ctx: OAuthContext, request: Request, typed: string): Response {
+  const limit = ctx.limits.userCodePerAddress
+  const address = clientAddress(request)
+  const retryAfter = limit.retryAfter(address)
+  if (retryAfter > 0) {
+    const response = messagePage(
+      429,
+      'Too many attempts',
+      `Too many wrong codes. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+    )
+    response.headers.set('Retry-After', String(retryAfter))
+    return response
+  }
+  const code = normalizeUserCode(typed)
+  const found = code ? pending(ctx, findDeviceCodeByUserCode(ctx.db, code)) : null
+  if (!found) {
+    limit.fail(address)
+    return codePage(
+      ctx,
+      request,
+      typed.slice(0, 16),
+      'That code is not valid or has expired. Check it and try again.',
+      400,
+    )
+  }
+  return seeOther(target(ctx, found.device.hash, found.client).continueUrl)
+}
+
+async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
+  const form = await readForm(request)
+  if (!csrfOk(ctx, request, form))
+    return messagePage(
+      403,
+      'This form cannot be accepted',
+      'The form did not come from this site, or it is too old. Open the link from your device again.',
+      'Cookies must be enabled for this site.',
+    )
+  if (form.get('step') === 'code') return enterCode(ctx, request, form.get('user_code') ?? '')
+  const signed = readFlow(ctx, form.get('request'))
+  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.h))
+  if (!found) return gone()
+  const interaction = target(ctx, found.device.hash, found.client)
+  const handled = await accountStep(ctx, request, form, interaction)
+  if (handled) return handled
+  if (form.get('step') !== 'consent') return messagePage(400, 'Unknown step', 'Go back and try again.')
+  const user = currentUser(ctx, request, interaction)
+  if (!user || user.id !== signed.uid) return seeOther(interaction.continueUrl)
+  const now = ctx.clock()
+  const { scopes } = grantable(found.device, found.client, user.role)
+  const allowed = form.get('decision') === 'allow' && scopes.length > 0
+  const decided = decideDeviceCode(
+    ctx.db,
+    found.device.hash,
+    allowed
+      ? { status: 'approved', orgId: user.orgId, userId: user.id, scope: scopes }
+      : { status: 'denied', orgId: user.orgId, userId: user.id },
+    now,
+  )
+  if (!decided) return gone()
+  return seeOther(`/device?done=${allowed ? 'approved' : 'denied'}`)
+}
+
+/** GET and POST /device: the verification page of the device flow (RFC 8628 §3.3). */
+export async function devicePage(ctx: OAuthContext, request: Request): Promise<Response> {
+  try {
+    if (request.method === 'GET' || request.method === 'HEAD') return show(ctx, request)
+    if (request.method === 'POST') return await submit(ctx, request)
+    const response = messagePage(405, 'Method not allowed', 'This page answers GET and POST only.')
+    response.headers.set('Allow', 'GET, HEAD, POST')
+    return response
+  } catch (error) {
+    if (error instanceof OAuthError)
+      return messagePage(400, 'This request cannot be completed', error.description)
+    ctx.log(error)
+    return messagePage(
+      500,
+      'Something went wrong',
+      'The server could not complete the request. Try again later.',
+    )
+  }
+}

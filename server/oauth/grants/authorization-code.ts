@@ -1,0 +1,60 @@
+import type { OAuthClient } from '../../store/clients.ts'
+import { userById } from '../../store/login-users.ts'
+import {
+  findAuthorizationCode,
+  markAuthorizationCodeUsed,
+  setAuthorizationCodeGrant,
+} from '../../store/oauth-codes.ts'
+import { revokeGrant } from '../../store/oauth-grants.ts'
+import type { OAuthContext } from '../context.ts'
+import { OAuthError } from '../errors.ts'
+import { checkVerifier } from '../pkce.ts'
+import { roleScopes } from '../roles.ts'
+import { intersectScope } from '../scopes.ts'
+import { startGrant, userTokenResponse } from './issue.ts'
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
+
+/** grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5). */
+export async function authorizationCodeGrant(
+  ctx: OAuthContext,
+  client: OAuthClient,
+  form: Map<string, string>,
+): Promise<Response> {
+  const code = form.get('code')
+  if (!code) throw new OAuthError('invalid_request', 'code is required.')
+  const redirectUri = form.get('redirect_uri')
+  if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.')
+  const now = ctx.clock()
+  const record = findAuthorizationCode(ctx.db, code)
+  // RFC 6749 §4.1.3: the code is bound to the client it was issued to.
+  if (!record || record.clientId !== client.id) throw invalidGrant('The code is not valid.')
+  if (record.usedAt !== null) {
+    // RFC 6749 §4.1.2 and RFC 9700 §4.5: a second redemption revokes what the first one issued.
+    if (record.grantId) revokeGrant(ctx.db, record.grantId, now)
+    throw invalidGrant('The code was already used; the tokens issued for it are revoked.')
+  }
+  if (record.expiresAt <= now) throw invalidGrant('The code has expired.')
+  if (redirectUri !== record.redirectUri)
+    throw invalidGrant('redirect_uri differs from the one of the authorization request.')
+  checkVerifier(record.codeChallenge, form.get('code_verifier'))
+  const user = userById(ctx.db, record.userId)
+  if (!user || user.orgId !== record.orgId) throw invalidGrant('The user of this code no longer exists.')
+  // The role may have changed since the consent: never more than it allows now.
+  const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
+  if (scope.length === 0)
+    throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
+  const issued = ctx.db.transaction(() => {
+    // Two concurrent redemptions: only one marks the code; the other is a reuse.
+    if (!markAuthorizationCodeUsed(ctx.db, code, now)) return null
+    const started = startGrant(ctx, client, user, scope, now)
+    setAuthorizationCodeGrant(ctx.db, code, started.grant.id, now)
+    return started
+  })()
+  if (!issued) {
+    const again = findAuthorizationCode(ctx.db, code)
+    if (again?.grantId) revokeGrant(ctx.db, again.grantId, now)
+    throw invalidGrant('The code was already used; the tokens issued for it are revoked.')
+  }
+  return userTokenResponse(ctx, issued.grant, scope, issued.refreshToken)
+}

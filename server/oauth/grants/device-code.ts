@@ -1,0 +1,51 @@
+import type { OAuthClient } from '../../store/clients.ts'
+import { userById } from '../../store/login-users.ts'
+import { findDeviceCode, recordPoll, redeemDeviceCode } from '../../store/oauth-device-codes.ts'
+import type { OAuthContext } from '../context.ts'
+import { OAuthError } from '../errors.ts'
+import { SLOW_DOWN_STEP_S } from '../lifetimes.ts'
+import { roleScopes } from '../roles.ts'
+import { intersectScope } from '../scopes.ts'
+import { startGrant, userTokenResponse } from './issue.ts'
+
+/** grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5). */
+export async function deviceCodeGrant(
+  ctx: OAuthContext,
+  client: OAuthClient,
+  form: Map<string, string>,
+): Promise<Response> {
+  const deviceCode = form.get('device_code')
+  if (!deviceCode) throw new OAuthError('invalid_request', 'device_code is required.')
+  const now = ctx.clock()
+  const record = findDeviceCode(ctx.db, deviceCode)
+  if (!record || record.clientId !== client.id)
+    throw new OAuthError('invalid_grant', 'The device code is not valid.')
+  if (record.expiresAt <= now)
+    throw new OAuthError('expired_token', 'The device code has expired; start again.')
+  // RFC 8628 §3.5: polling faster than the interval raises it by 5 s, for this and every later poll.
+  if (record.lastPolledAt !== null && now - record.lastPolledAt < record.interval * 1000) {
+    const interval = record.interval + SLOW_DOWN_STEP_S
+    recordPoll(ctx.db, record.hash, interval, now)
+    throw new OAuthError('slow_down', `Polling too fast: wait ${interval} seconds between requests.`)
+  }
+  recordPoll(ctx.db, record.hash, record.interval, now)
+  switch (record.status) {
+    case 'pending':
+      throw new OAuthError('authorization_pending', 'The user has not answered yet.')
+    case 'denied':
+      throw new OAuthError('access_denied', 'The user denied the request.')
+    case 'redeemed':
+      throw new OAuthError('invalid_grant', 'The device code was already used.')
+  }
+  const user = record.userId ? userById(ctx.db, record.userId) : null
+  if (!user || user.orgId !== record.orgId)
+    throw new OAuthError('invalid_grant', 'The user no longer exists.')
+  const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
+  if (scope.length === 0)
+    throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
+  const issued = ctx.db.transaction(() =>
+    redeemDeviceCode(ctx.db, record.hash, now) ? startGrant(ctx, client, user, scope, now) : null,
+  )()
+  if (!issued) throw new OAuthError('invalid_grant', 'The device code was already used.')
+  return userTokenResponse(ctx, issued.grant, scope, issued.refreshToken)
+}

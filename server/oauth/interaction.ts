@@ -1,0 +1,132 @@
+import { clientAddress } from '../http/client-address.ts'
+import { userById } from '../store/login-users.ts'
+import type { OAuthContext } from './context.ts'
+import { checkLogin } from './login.ts'
+import type { Html } from './pages/html.ts'
+import { pageResponse, seeOther } from './pages/layout.ts'
+import { chooseAccountBody, loginBody, messageBody } from './pages/pages.ts'
+import { csrfValue, loggedInUser, loginCookie, logoutCookie } from './session.ts'
+
+/** Where an interaction (an authorization request, or a device's user code) is at, for the login steps. */
+export interface InteractionTarget {
+  /** The path the forms post to. */
+  action: string
+  /** The signed request the login forms carry. */
+  request: string
+  /** Where the browser goes once logged in (or logged out): the page that then asks for consent. */
+  continueUrl: string
+  /** The client's organization: only its users may log in. Null for the CLI's client (any organization). */
+  orgId: string | null
+  /** Who asks, for the login page ("api command-line client wants to access your account."). */
+  purpose: Html
+  /**
+   * The client's redirect origin: after a login the browser may go on to the client in the same
+   * navigation (an error answer), and Chromium checks `form-action` on every redirect of it.
+   */
+  formTargets?: string[]
+}
+
+const ACCOUNTS_TTL_S = 300
+
+/** A page that only tells something: an error, or the end of the device flow. */
+export function messagePage(status: number, title: string, message: string, detail?: string): Response {
+  return pageResponse({ status, title, body: messageBody(title, message, detail) })
+}
+
+export function loginPage(
+  ctx: OAuthContext,
+  request: Request,
+  target: InteractionTarget,
+  options: { email?: string; error?: string; status?: number } = {},
+): Response {
+  const csrf = csrfValue(ctx, request)
+  const form = { action: target.action, request: target.request, csrf: csrf.value }
+  return pageResponse({
+    title: 'Sign in',
+    status: options.status,
+    body: loginBody(form, target.purpose, options.email, options.error),
+    formTargets: target.formTargets,
+    cookies: csrf.cookies,
+  })
+}
+
+/** The user who may answer the consent page, if the login cookie names one that fits the target. */
+export const currentUser = (ctx: OAuthContext, request: Request, target: InteractionTarget) =>
+  loggedInUser(ctx, request, target.orgId)
+
+/**
+ * The steps every interaction shares: `login` (e-mail and password), `choose` (one of several
+ * organizations' accounts) and `switch` ("use another account"). Null for any other step.
+ */
+export async function accountStep(
+  ctx: OAuthContext,
+  request: Request,
+  form: Map<string, string>,
+  target: InteractionTarget,
+): Promise<Response | null> {
+  switch (form.get('step')) {
+    case 'login': {
+      const email = form.get('email') ?? ''
+      const outcome = await checkLogin(
+        ctx,
+        clientAddress(request),
+        email,
+        form.get('password') ?? '',
+        target.orgId,
+      )
+      switch (outcome.kind) {
+        case 'limited':
+          return pageResponse({
+            status: 429,
+            title: 'Too many attempts',
+            headers: { 'Retry-After': String(outcome.retryAfter) },
+            body: messageBody(
+              'Too many attempts',
+              `Too many failed sign-ins. Try again in ${Math.ceil(outcome.retryAfter / 60)} minute(s).`,
+            ),
+          })
+        case 'failed':
+          return loginPage(ctx, request, target, {
+            email,
+            status: 401,
+            error: 'That e-mail and password do not match an account. Check both and try again.',
+          })
+        case 'ok':
+          return seeOther(target.continueUrl, [loginCookie(ctx, outcome.user.id)])
+        case 'choose': {
+          const csrf = csrfValue(ctx, request)
+          const token = ctx.signer.sign(
+            'accounts',
+            outcome.users.map((u) => u.id),
+            ACCOUNTS_TTL_S,
+          )
+          return pageResponse({
+            title: 'Choose an organization',
+            body: chooseAccountBody(
+              { action: target.action, request: target.request, csrf: csrf.value },
+              outcome.users,
+              token,
+            ),
+            formTargets: target.formTargets,
+            cookies: csrf.cookies,
+          })
+        }
+      }
+      break
+    }
+    case 'choose': {
+      const ids = ctx.signer.verify('accounts', form.get('accounts'))
+      const chosen = form.get('account')
+      const user = chosen && Array.isArray(ids) && ids.includes(chosen) ? userById(ctx.db, chosen) : null
+      if (!user || (target.orgId !== null && user.orgId !== target.orgId))
+        return loginPage(ctx, request, target, {
+          status: 400,
+          error: 'That choice has expired. Sign in again.',
+        })
+      return seeOther(target.continueUrl, [loginCookie(ctx, user.id)])
+    }
+    case 'switch':
+      return seeOther(target.continueUrl, [logoutCookie(ctx)])
+  }
+  return null
+}

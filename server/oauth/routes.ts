@@ -1,0 +1,24 @@
+import type { AnyElysia } from 'elysia'
+import { authorizeEndpoint } from './authorize-endpoint.ts'
+import type { OAuthContext } from './context.ts'
+import { deviceAuthorizationEndpoint } from './device-authorization.ts'
+import { devicePage } from './device-page.ts'
+import { introspectionEndpoint } from './introspection.ts'
+import { metadataResponse } from './metadata.ts'
+import { revocationEndpoint } from './revocation.ts'
+import { tokenEndpoint } from './token-endpoint.ts'
+
+/** Mounts the authorization server: its endpoints, its pages and its metadata (contract, "Addresses"). */
+export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
+  const routes: [string, (ctx: OAuthContext, request: Request) => Promise<Response>][] = [
+    ['/oauth/token', tokenEndpoint],
+    ['/oauth/authorize', authorizeEndpoint],
+    ['/oauth/device_authorization', deviceAuthorizationEndpoint],
+    ['/oauth/revoke', revocationEndpoint],
+    ['/oauth/introspect', introspectionEndpoint],
+    ['/device', devicePage],
+  ]
+  for (const [path, handler] of routes)
+    app.all(path, ({ request }) => handler(ctx, request), { parse: 'none' })
+  app.get('/.well-known/oauth-authorization-server', () => metadataResponse(ctx.issuer))
+}

@@ -1,0 +1,43 @@
+import { decodeJwt } from 'jose'
+import type { Principal } from '../auth/tokens.ts'
+import { findGrant, findRefreshToken, type Grant } from '../store/oauth-grants.ts'
+import type { OAuthContext } from './context.ts'
+
+export type FoundToken =
+  | { kind: 'access_token'; principal: Principal; claims: Record<string, unknown> }
+  | { kind: 'refresh_token'; grant: Grant; expiresAt: number }
+
+/** A valid access token: signature, issuer, audience, expiry, and not revoked. */
+async function accessToken(ctx: OAuthContext, token: string): Promise<FoundToken | null> {
+  // A JWT has three dot-separated parts; anything else is not one of our access tokens.
+  if (token.split('.').length !== 3) return null
+  try {
+    const principal = await ctx.verifier.verify(token)
+    return { kind: 'access_token', principal, claims: decodeJwt(token) }
+  } catch {
+    return null
+  }
+}
+
+/** A live refresh token: unused, unexpired, of a live grant. */
+function refreshToken(ctx: OAuthContext, token: string): FoundToken | null {
+  const record = findRefreshToken(ctx.db, token)
+  if (!record || record.used) return null
+  const grant = findGrant(ctx.db, record.grantId)
+  const now = ctx.clock()
+  if (!grant || grant.revoked || record.expiresAt <= now || grant.expiresAt <= now) return null
+  return { kind: 'refresh_token', grant, expiresAt: record.expiresAt }
+}
+
+/**
+ * Finds what a presented token is, for introspection and revocation. The `token_type_hint`
+ * (RFC 7009 §2.1, RFC 7662 §2.1) only chooses which kind is tried first.
+ */
+export async function findToken(
+  ctx: OAuthContext,
+  token: string,
+  hint: string | undefined,
+): Promise<FoundToken | null> {
+  if (hint === 'refresh_token') return refreshToken(ctx, token) ?? (await accessToken(ctx, token))
+  return (await accessToken(ctx, token)) ?? refreshToken(ctx, token)
+}

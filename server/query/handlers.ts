@@ -1,0 +1,170 @@
+import { ApiError, badRequest, notFound } from '../../shared/errors.ts'
+import { rejectUnknownParams } from '../../shared/query/pagination.ts'
+import { resourceByName } from '../../shared/resources/index.ts'
+import { type Principal, requireScope } from '../auth/tokens.ts'
+import { conditionalJson, PRIVATE_CACHING } from '../http/conditional.ts'
+import { noContent } from '../http/responses.ts'
+import type { EngineContext } from '../resources/context.ts'
+import { entityTag, parseTagList } from '../resources/etag.ts'
+import type { MethodHandler, MethodTable } from '../rest/handler.ts'
+import { findQuery, findResult, type StoredQuery, touchQuery } from '../store/queries.ts'
+import { readQueryBody } from './media.ts'
+import {
+  type Continuation,
+  jsonPathLimit,
+  type ParsedQuery,
+  parseQuery,
+  runQuery,
+  unprocessableContent,
+} from './run.ts'
+import { forgetQuery, queryPath, resultTokenHash, shouldTouch, storeQuery, storeResult } from './stored.ts'
+import { type QueryTarget, targetOfPath } from './target.ts'
+
+/**
+ * RFC 10008 §2.7: a QUERY response depends on the request content, so caches key it on the body
+ * and on the headers that give the body its meaning; the token decides what the caller may see.
+ */
+export const QUERY_VARY = 'Authorization, Content-Type, Content-Encoding'
+
+/**
+ * QUERY on a collection or /api/v1/search: reads the body by its Content-Type, runs it like the
+ * GET it stands for, and answers the page with `Location` (the stored query: GET runs it again)
+ * and `Content-Location` (this very response, kept for GET a short while). Conditional like GET.
+ */
+export function queryHandler(
+  engine: EngineContext,
+  prefix: string,
+  targetOf: (params: Record<string, string>) => QueryTarget,
+): MethodHandler {
+  return async ({ request, url, params, principal }) => {
+    const body = await readQueryBody(request)
+    // The body is the query; only the page size of a JSONPath query, which has no syntax for it, is a parameter.
+    rejectUnknownParams(url.searchParams, new Set(body.mediaType === 'application/jsonpath' ? ['limit'] : []))
+    const limit = body.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
+    const target = targetOf(params)
+    const parsed = parseQuery(body, target, limit)
+    const now = engine.clock()
+    const { query, created } = storeQuery(engine.db, principal, `${url.pathname}${url.search}`, body, now)
+    const location = queryPath(prefix, query.id)
+    let outcome: ReturnType<typeof runQuery>
+    try {
+      // Errors about the body's content found while running (a cursor in a form body) are 422 too.
+      outcome = unprocessableContent(() =>
+        runQuery(engine, principal, parsed, target, new URL(location, url)),
+      )
+    } catch (error) {
+      if (created) forgetQuery(engine.db, query.id)
+      throw error
+    }
+    const response = conditionalJson(request, outcome.body, outcome.lastModified, {
+      Location: location,
+      Vary: QUERY_VARY,
+    })
+    if (response.status !== 200) return response
+    const stored = {
+      'Content-Type': response.headers.get('content-type')!,
+      ETag: response.headers.get('etag')!,
+      'Last-Modified': response.headers.get('last-modified')!,
+      Location: location,
+    }
+    const resultPath = storeResult(engine.db, prefix, query, stored, JSON.stringify(outcome.body), now)
+    if (resultPath) response.headers.set('Content-Location', resultPath)
+    return response
+  }
+}
+
+/** A stored query of the caller's organization: 404 when missing, 403 in another organization. */
+function loadQuery(engine: EngineContext, principal: Principal, id: string): StoredQuery {
+  const query = /^qry_[0-9a-z]{26}$/.test(id) ? findQuery(engine.db, id) : null
+  if (!query) throw notFound('No stored query with this id.')
+  if (query.orgId !== principal.orgId)
+    throw new ApiError('FORBIDDEN', 'This stored query belongs to another organization.')
+  return query
+}
+
+/** A stored query parsed again, with the target and the scopes running it needs. */
+function reparse(prefix: string, query: StoredQuery): { target: QueryTarget; parsed: ParsedQuery } {
+  const url = new URL(query.target, 'http://stored.invalid')
+  const target = targetOfPath(prefix, url.pathname)
+  if (!target) throw notFound('No stored query with this id.')
+  const limit = query.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
+  const parsed = parseQuery({ mediaType: query.mediaType as never, text: query.body }, target, limit)
+  return { target, parsed }
+}
+
+/** The read scope a parsed query needs: that of the collection it reads, if one is named. */
+function requireReadScope(principal: Principal, parsed: ParsedQuery) {
+  const collection =
+    parsed.kind === 'list'
+      ? parsed.resource
+      : parsed.kind === 'jsonpath'
+        ? parsed.plan.resource
+        : resourceByName(parsed.params.get('collection') ?? '')
+  if (collection) requireScope(principal, collection.scopes.read)
+}
+
+/** `/api/v1/queries/{id}`: GET runs the stored query again with the caller's rights, DELETE drops it. */
+export function storedQueryTable(engine: EngineContext, prefix: string): MethodTable {
+  return {
+    GET: ({ request, url, params, principal }) => {
+      const query = loadQuery(engine, principal, params.id!)
+      rejectUnknownParams(url.searchParams, new Set(['cursor', 'after']))
+      const cursor = url.searchParams.get('cursor') ?? undefined
+      const after = url.searchParams.get('after') ?? undefined
+      if (cursor !== undefined && after !== undefined)
+        throw badRequest('Use cursor or after, not both.', [
+          { field: 'after', message: 'cannot be combined with cursor' },
+        ])
+      const { target, parsed } = reparse(prefix, query)
+      const continuation: Continuation = { cursor, after }
+      const outcome = runQuery(engine, principal, parsed, target, url, continuation)
+      const now = engine.clock()
+      if (shouldTouch(query, now)) touchQuery(engine.db, query.id, now)
+      return conditionalJson(request, outcome.body, outcome.lastModified)
+    },
+    DELETE: ({ url, params, principal }) => {
+      rejectUnknownParams(url.searchParams, new Set())
+      const query = loadQuery(engine, principal, params.id!)
+      requireReadScope(principal, reparse(prefix, query).parsed)
+      forgetQuery(engine.db, query.id)
+      return noContent()
+    },
+  }
+}
+
+/**
+ * `/api/v1/queries/{id}/results/{token}`: exactly the response the QUERY gave, for RESULT_TTL_MS,
+ * to callers of the same organization who may read what it shows.
+ */
+export function storedResultTable(engine: EngineContext, prefix: string): MethodTable {
+  return {
+    GET: ({ request, url, params, principal }) => {
+      rejectUnknownParams(url.searchParams, new Set())
+      const now = engine.clock()
+      const result = findResult(engine.db, resultTokenHash(params.token ?? ''), now)
+      if (!result || result.queryId !== params.id)
+        throw notFound('No stored result here; results are kept 10 minutes.')
+      if (result.orgId !== principal.orgId)
+        throw new ApiError('FORBIDDEN', 'This stored result belongs to another organization.')
+      const query = loadQuery(engine, principal, result.queryId)
+      requireReadScope(principal, reparse(prefix, query).parsed)
+      const seconds = Math.max(0, Math.floor((Date.parse(result.expiresAt) - now) / 1000))
+      const headers: Record<string, string> = {
+        ...result.headers,
+        'Content-Location': url.pathname,
+        'Cache-Control': `private, max-age=${seconds}`,
+        Vary: PRIVATE_CACHING.Vary,
+      }
+      const ifNoneMatch = request.headers.get('if-none-match')
+      const tag = result.headers.ETag ?? entityTag(result.body)
+      if (
+        ifNoneMatch !== null &&
+        parseTagList(ifNoneMatch).some((t) => t === '*' || t.replace(/^W\//, '') === tag)
+      ) {
+        const { 'Content-Type': _type, ...rest } = headers
+        return new Response(null, { status: 304, headers: rest })
+      }
+      return new Response(result.body, { status: 200, headers })
+    },
+  }
+}

@@ -1,0 +1,95 @@
+import { ApiError, badRequest } from '../../shared/errors.ts'
+
+/** The query formats every QUERY resource accepts (contract), in the order Accept-Query lists them. */
+export const QUERY_MEDIA_TYPES = [
+  'application/x-www-form-urlencoded',
+  'application/json',
+  'application/sql',
+  'application/jsonpath',
+] as const
+
+export type QueryMediaType = (typeof QUERY_MEDIA_TYPES)[number]
+
+/**
+ * RFC 10008 §3: Accept-Query is a Structured Field list (RFC 9651). Each media type is written as
+ * an sf-string, which every parser reads the same way (a token would do too, but a string needs no
+ * thought about which characters a token may hold).
+ */
+export const ACCEPT_QUERY = QUERY_MEDIA_TYPES.map((type) => `"${type}"`).join(', ')
+
+/** Largest QUERY body read, in bytes; larger ones are 413 before they are parsed. */
+export const MAX_QUERY_BODY_BYTES = 64 * 1024
+
+export interface QueryBody {
+  mediaType: QueryMediaType
+  text: string
+}
+
+const unsupported = (message: string) =>
+  new ApiError('UNSUPPORTED_MEDIA_TYPE', message, [{ field: 'Content-Type', message }], {
+    'Accept-Query': ACCEPT_QUERY,
+  })
+
+/**
+ * The media type of a QUERY body: 400 without one (RFC 10008 §2: the content type is what gives
+ * the body its meaning), 415 with Accept-Query for a type not accepted or a charset other than
+ * UTF-8, and for a content coding (RFC 9110 §15.5.16).
+ */
+export function queryMediaType(request: Request): QueryMediaType {
+  const header = request.headers.get('content-type')
+  if (header === null || header.trim() === '') {
+    throw badRequest('A QUERY request needs a Content-Type naming its query format.', [
+      { field: 'Content-Type', message: 'is required' },
+    ])
+  }
+  const [type, ...parameters] = header.split(';').map((part) => part.trim())
+  const mediaType = QUERY_MEDIA_TYPES.find((t) => t === type!.toLowerCase())
+  if (!mediaType) throw unsupported(`${type!.slice(0, 100)} is not a query format this resource accepts`)
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split('=').map((s) => s.trim())
+    if (name?.toLowerCase() === 'charset' && value?.replace(/"/g, '').toLowerCase() !== 'utf-8')
+      throw unsupported('the only charset accepted is utf-8')
+  }
+  const coding = request.headers.get('content-encoding')
+  if (coding !== null && coding.trim().toLowerCase() !== 'identity')
+    throw unsupported('QUERY bodies are read without a content coding')
+  return mediaType
+}
+
+/** Reads a QUERY body as UTF-8 text: 413 past the size limit, 400 when it is not UTF-8. */
+export async function readQueryBody(request: Request): Promise<QueryBody> {
+  const mediaType = queryMediaType(request)
+  const length = Number(request.headers.get('content-length') ?? '0')
+  if (length > MAX_QUERY_BODY_BYTES) throw tooLarge()
+  const bytes = new Uint8Array(await request.arrayBuffer())
+  if (bytes.length > MAX_QUERY_BODY_BYTES) throw tooLarge()
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw malformed('The QUERY body is not UTF-8.', 'is not valid UTF-8')
+  }
+  return { mediaType, text }
+}
+
+/**
+ * A body that does not match its Content-Type (400, RFC 10008 §2). Kept apart from the 400s of
+ * interpreting a well-formed body, which a QUERY answers as 422.
+ */
+export class MalformedBodyError extends ApiError {
+  constructor(message: string, detail: string) {
+    super('BAD_REQUEST', message, [{ field: 'body', message: detail }])
+  }
+}
+
+export const malformed = (message: string, detail: string) => new MalformedBodyError(message, detail)
+
+/** 422 for a well-formed body the service cannot run, with one detail on `body`. */
+export const unprocessable = (message: string, detail: string) =>
+  new ApiError('VALIDATION_ERROR', message, [{ field: 'body', message: detail }])
+
+function tooLarge() {
+  return new ApiError('PAYLOAD_TOO_LARGE', `A QUERY body may be at most ${MAX_QUERY_BODY_BYTES} bytes.`, [
+    { field: 'body', message: `is larger than ${MAX_QUERY_BODY_BYTES} bytes` },
+  ])
+}

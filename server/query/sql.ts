@@ -1,0 +1,251 @@
+import { parse } from 'sql-parser-cst'
+import {
+  camelCase,
+  filterableFields,
+  type QueryField,
+  queryField,
+  snakeName,
+} from '../../shared/query/fields.ts'
+import { MAX_SORT_KEYS } from '../../shared/query/list-params.ts'
+import {
+  DEFAULT_LIMIT,
+  DEFAULT_SORT,
+  type ListQuery,
+  MAX_LIMIT,
+  type Page,
+  type SortKey,
+} from '../../shared/query/types.ts'
+import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { malformed } from './media.ts'
+import { scanSql } from './sql-scan.ts'
+import { describe, isNode, operatorName, type SqlNode, sqlProblem, WhereTranslator } from './sql-where.ts'
+
+/** What an `application/sql` body asks for, as the internal query plus the columns to return. */
+export interface SqlQuery {
+  resource: Resource
+  query: ListQuery
+  /** The select list as JSON field names, in order; null for `*`. */
+  fields: string[] | null
+}
+
+export const MAX_SQL_OFFSET = 100_000_000
+
+const CLAUSES: Record<string, string> = {
+  with_clause: 'WITH (common table expressions)',
+  group_by_clause: 'GROUP BY',
+  having_clause: 'HAVING',
+  window_clause: 'WINDOW',
+  returning_clause: 'RETURNING',
+}
+
+const STATEMENTS: Record<string, string> = {
+  compound_select_stmt: 'UNION, INTERSECT and EXCEPT are',
+  pragma_stmt: 'PRAGMA is',
+  attach_database_stmt: 'ATTACH is',
+  detach_database_stmt: 'DETACH is',
+}
+
+/**
+ * Parses `SELECT cols|* FROM <collection> [WHERE ...] [ORDER BY ...] [LIMIT n [OFFSET m]]` with a
+ * real SQLite parser and rebuilds it as the internal query: every node of the syntax tree is
+ * checked against an allow-list, and the text itself never reaches the database. `fixed` is the
+ * collection the request was sent to; without it (/api/v1/search) FROM picks any collection.
+ * Text that is not SQL is 400; SQL outside the subset is 422 (docs/query.md).
+ */
+export function parseSqlBody(text: string, fixed?: Resource): SqlQuery {
+  scanSql(text)
+  let program: unknown
+  try {
+    program = parse(text, {
+      dialect: 'sqlite',
+      includeRange: true,
+      // Parsed so that they can be refused by name rather than as a syntax error.
+      paramTypes: ['?', '?nr', ':name', '@name', '$name'],
+    })
+  } catch (error) {
+    const first = error instanceof Error ? error.message.split('\n')[0]! : 'syntax error'
+    throw malformed('The SQL query does not parse.', first.slice(0, 200))
+  }
+  const statements = isNode(program) && Array.isArray(program.statements) ? program.statements : []
+  const real = statements.filter((s) => !(isNode(s) && s.type === 'empty'))
+  if (real.length === 0) throw malformed('The SQL query does not parse.', 'holds no statement')
+  if (real.length > 1) throw sqlProblem(`only one statement is allowed, found ${real.length}`, real[1])
+  const statement = real[0]
+  if (!isNode(statement) || statement.type !== 'select_stmt') {
+    const type = isNode(statement) ? statement.type : '?'
+    throw sqlProblem(
+      `${
+        STATEMENTS[type] ??
+        `${type
+          .replace(/_stmt$/, '')
+          .replace(/_/g, ' ')
+          .toUpperCase()} is`
+      } not allowed; only SELECT`,
+      statement,
+    )
+  }
+  return new SelectReader(fixed).read(statement)
+}
+
+class SelectReader {
+  private resource?: Resource
+  private tableName = ''
+
+  constructor(private readonly fixed?: Resource) {}
+
+  read(statement: SqlNode): SqlQuery {
+    const clauses = Array.isArray(statement.clauses) ? statement.clauses.filter(isNode) : []
+    const byType = new Map<string, SqlNode>()
+    for (const clause of clauses) {
+      if (
+        !['select_clause', 'from_clause', 'where_clause', 'order_by_clause', 'limit_clause'].includes(
+          clause.type,
+        )
+      )
+        throw sqlProblem(`${CLAUSES[clause.type] ?? clause.type.replace(/_/g, ' ')} is not allowed`, clause)
+      byType.set(clause.type, clause)
+    }
+    const from = byType.get('from_clause')
+    if (!from) throw sqlProblem('FROM must name the collection')
+    const resource = this.from(from)
+    const fields = this.columns(byType.get('select_clause')!)
+    const where = byType.get('where_clause')
+    const translator = new WhereTranslator((node) =>
+      this.column(node, filterableFields(resource), 'filtered'),
+    )
+    const query: ListQuery = {
+      where: where ? [translator.condition(where.expr)] : [],
+      sort: this.orderBy(byType.get('order_by_clause')),
+      page: this.limit(byType.get('limit_clause')),
+      includeTotal: false,
+    }
+    return { resource, query, fields }
+  }
+
+  private from(clause: SqlNode): Resource {
+    const expr = clause.expr
+    if (!isNode(expr) || expr.type !== 'identifier' || typeof expr.name !== 'string')
+      throw sqlProblem(`FROM takes one collection name; ${fromShape(expr)} is not allowed`, expr)
+    const name = expr.name.toLowerCase()
+    const found = RESOURCES.find((r) => r.table === name || r.name === name)
+    const resource = this.fixed ? (found === this.fixed ? found : undefined) : found
+    if (!resource) {
+      const allowed = this.fixed ? this.fixed.table : RESOURCES.map((r) => r.table).join(', ')
+      throw sqlProblem(`unknown table ${expr.name.slice(0, 64)} (allowed: ${allowed})`, expr)
+    }
+    this.resource = resource
+    this.tableName = name
+    return resource
+  }
+
+  private columns(clause: SqlNode): string[] | null {
+    if (Array.isArray(clause.modifiers) && clause.modifiers.length > 0)
+      throw sqlProblem(
+        `${operatorName((clause.modifiers[0] as SqlNode).distinctKw ?? (clause.modifiers[0] as SqlNode).allKw)} is not allowed`,
+        clause.modifiers[0],
+      )
+    const items = isNode(clause.columns) && Array.isArray(clause.columns.items) ? clause.columns.items : []
+    if (items.length === 1 && isNode(items[0]) && items[0].type === 'all_columns') return null
+    const resource = this.resource!
+    const selectable = ['id', ...Object.keys(resource.fields), 'createdAt', 'updatedAt']
+    const fields: string[] = []
+    for (const item of items) {
+      if (!isNode(item) || (item.type !== 'identifier' && item.type !== 'member_expr'))
+        throw sqlProblem(`the select list takes * or column names; ${describe(item)} is not allowed`, item)
+      const { field } = this.column(item, selectable, 'selected')
+      if (fields.includes(field.name))
+        throw sqlProblem(`column ${snakeName(field.name)} is listed twice`, item)
+      fields.push(field.name)
+    }
+    return fields
+  }
+
+  /** A column of the FROM collection, among `allowed` (JSON names); `orders.status` works too. */
+  column(node: SqlNode, allowed: string[], use: string): { field: QueryField; written: string } {
+    let name = node
+    if (node.type === 'member_expr') {
+      const table = node.object
+      if (
+        !isNode(table) ||
+        table.type !== 'identifier' ||
+        String(table.name).toLowerCase() !== this.tableName
+      )
+        throw sqlProblem('columns of other tables are not allowed', node)
+      if (!isNode(node.property) || node.property.type !== 'identifier')
+        throw sqlProblem(`${describe(node.property)} is not a column`, node)
+      name = node.property
+    }
+    const written = String(name.name)
+    const candidates = [camelCase(written), camelCase(written.toLowerCase())]
+    const match = candidates.find((c) => allowed.includes(c))
+    const field = match === undefined ? undefined : queryField(this.resource!, match)
+    if (!field || (field.kind === 'json' && use !== 'selected')) {
+      const exists = candidates.some((c) =>
+        ['id', 'createdAt', 'updatedAt', ...Object.keys(this.resource!.fields)].includes(c),
+      )
+      const list = allowed.map(snakeName).join(', ')
+      throw sqlProblem(
+        exists
+          ? `column ${written.slice(0, 64)} cannot be ${use} (allowed: ${list})`
+          : `unknown column ${written.slice(0, 64)} (allowed: ${list})`,
+        node,
+      )
+    }
+    return { field, written }
+  }
+
+  private orderBy(clause?: SqlNode): SortKey[] {
+    if (!clause) return DEFAULT_SORT
+    const items =
+      isNode(clause.specifications) && Array.isArray(clause.specifications.items)
+        ? clause.specifications.items
+        : []
+    if (items.length > MAX_SORT_KEYS)
+      throw sqlProblem(`ORDER BY takes at most ${MAX_SORT_KEYS} columns`, clause)
+    const sortable = ['id', ...this.resource!.sortable]
+    const keys: SortKey[] = []
+    for (const entry of items) {
+      // `ORDER BY amount` without a direction is the bare column.
+      const item =
+        isNode(entry) && entry.type !== 'sort_specification'
+          ? { type: 'sort_specification', expr: entry }
+          : entry
+      if (!isNode(item) || item.type !== 'sort_specification')
+        throw sqlProblem('ORDER BY takes column names', item)
+      if (item.nullHandlingKw) throw sqlProblem('NULLS FIRST and NULLS LAST are not allowed', item)
+      if (!isNode(item.expr) || (item.expr.type !== 'identifier' && item.expr.type !== 'member_expr'))
+        throw sqlProblem(`ORDER BY takes column names; ${describe(item.expr)} is not allowed`, item.expr)
+      const { field } = this.column(item.expr, sortable, 'sorted by')
+      if (keys.some((k) => k.field === field.name))
+        throw sqlProblem(`ORDER BY names ${snakeName(field.name)} twice`, item)
+      const direction = isNode(item.direction) ? item.direction.type : 'sort_direction_asc'
+      if (direction !== 'sort_direction_asc' && direction !== 'sort_direction_desc')
+        throw sqlProblem('ORDER BY takes ASC or DESC', item.direction)
+      keys.push({ field: field.name, descending: direction === 'sort_direction_desc' })
+    }
+    return keys
+  }
+
+  private limit(clause?: SqlNode): Page {
+    if (!clause) return { style: 'cursor', limit: DEFAULT_LIMIT }
+    const limit = wholeNumber(clause.count, 1, MAX_LIMIT, 'LIMIT')
+    if (clause.offset === undefined) return { style: 'cursor', limit }
+    return { style: 'offset', limit, offset: wholeNumber(clause.offset, 0, MAX_SQL_OFFSET, 'OFFSET') }
+  }
+}
+
+function wholeNumber(node: unknown, min: number, max: number, what: string): number {
+  const value = isNode(node) && node.type === 'number_literal' ? node.value : undefined
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw sqlProblem(`${what} takes a whole number from ${min} to ${max}`, node)
+  return value
+}
+
+function fromShape(expr: unknown): string {
+  if (!isNode(expr)) return 'this'
+  if (expr.type === 'join_expr') return 'a join'
+  if (expr.type === 'alias') return 'an alias'
+  if (expr.type === 'paren_expr') return 'a subquery'
+  if (expr.type === 'member_expr') return 'a schema-qualified name'
+  return describe(expr)
+}

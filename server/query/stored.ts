@@ -1,0 +1,84 @@
+import { sha256 } from '@oslojs/crypto/sha2'
+import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
+import { randomId } from '../../shared/ids.ts'
+import type { Database } from '../store/db.ts'
+import { deleteQuery, purgeQueries, type StoredQuery, saveQuery, saveResult } from '../store/queries.ts'
+import { isoNow } from '../store/time.ts'
+import type { QueryBody } from './media.ts'
+
+/** A stored query is purged this long after it was last sent or run (docs/query.md). */
+export const STORED_QUERY_TTL_MS = 30 * 24 * 3600 * 1000
+/** A stored result can be fetched for this long after the QUERY that made it. */
+export const RESULT_TTL_MS = 10 * 60 * 1000
+/** Larger responses are not stored, and their QUERY answers without Content-Location. */
+export const MAX_RESULT_BYTES = 1024 * 1024
+/** Stored queries are marked used at most this often, so that GETs rarely write. */
+const TOUCH_INTERVAL_MS = 3600 * 1000
+
+const hex = (text: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(text)))
+
+/** The path of a stored query. */
+export const queryPath = (prefix: string, id: string) => `${prefix}/queries/${id}`
+
+/**
+ * Keeps a QUERY's body as a stored query of the caller's organization: the same target, media type
+ * and body reuse one stored query (and so one Location). Ids are TypeIDs with 74 random bits.
+ */
+export function storeQuery(
+  db: Database,
+  who: { orgId: string; subject: string },
+  target: string,
+  body: QueryBody,
+  now: number,
+): { query: StoredQuery; created: boolean } {
+  purgeQueries(db, now, now - STORED_QUERY_TTL_MS)
+  const id = randomId('qry', now)
+  const query = saveQuery(
+    db,
+    {
+      id,
+      orgId: who.orgId,
+      createdBy: who.subject,
+      target,
+      mediaType: body.mediaType,
+      body: body.text,
+      requestHash: hex(JSON.stringify([target, body.mediaType, body.text])),
+    },
+    now,
+  )
+  return { query, created: query.id === id }
+}
+
+/** Drops a stored query made by a QUERY that then failed, so failures leave nothing behind. */
+export function forgetQuery(db: Database, id: string): void {
+  deleteQuery(db, id)
+}
+
+export function shouldTouch(query: StoredQuery, now: number): boolean {
+  return Date.parse(query.updatedAt) < now - TOUCH_INTERVAL_MS
+}
+
+/**
+ * Keeps one response for GET on its Content-Location, under a 256-bit random token of which only
+ * the SHA-256 is stored. Undefined (nothing stored) past MAX_RESULT_BYTES.
+ */
+export function storeResult(
+  db: Database,
+  prefix: string,
+  query: StoredQuery,
+  headers: Record<string, string>,
+  body: string,
+  now: number,
+): string | undefined {
+  if (new TextEncoder().encode(body).length > MAX_RESULT_BYTES) return undefined
+  const token = encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)))
+  saveResult(
+    db,
+    resultTokenHash(token),
+    { queryId: query.id, orgId: query.orgId, headers, body, expiresAt: isoNow(now + RESULT_TTL_MS) },
+    now,
+  )
+  return `${queryPath(prefix, query.id)}/results/${token}`
+}
+
+export const resultTokenHash = (token: string) => hex(`result:${token}`)

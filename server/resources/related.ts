@@ -1,0 +1,121 @@
+import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { type Principal, requireScope } from '../auth/tokens.ts'
+import { countChildren, selectByIds, selectChildPages } from '../store/batch.ts'
+import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
+import { orderBy, type SqlValue } from '../store/compile.ts'
+import type { EngineContext, ParentRef } from './context.ts'
+import { cursorBinding, type Entity, listRecords } from './reads.ts'
+
+/**
+ * Reads for front doors that walk relations (GraphQL): a page that can hand out a cursor for every
+ * record, and batched loads of related records for many parents at once. Same scopes, organization
+ * scoping and cursors as `listRecords`: a cursor made here continues the same list there.
+ */
+
+export interface RecordPage {
+  data: Entity[]
+  hasMore: boolean
+  /** Matching records in all pages, when the query asked for it (`includeTotal`). */
+  total: number | null
+  /** The cursor of the page that starts right after `entity` (what `nextCursor` is for the last one). */
+  cursorOf: (entity: Entity) => string
+}
+
+function parentCondition(child: Resource, parentId: string): Condition {
+  return { kind: 'compare', field: child.parent!.field, op: 'eq', value: parentId }
+}
+
+/** The value a record holds for a sort key, as stored (what the cursor codec signs). */
+function sortValue(resource: Resource, entity: Entity, field: string): SqlValue {
+  const declared = Object.hasOwn(resource.fields, field) ? resource.fields[field] : undefined
+  return declared ? toColumn(declared, entity[field]) : (entity[field] as SqlValue)
+}
+
+function cursorMaker(ctx: EngineContext, resource: Resource, sort: SortKey[], binding: string) {
+  const { keys } = orderBy(resource, sort)
+  return (entity: Entity) =>
+    ctx.cursors.encode(
+      binding,
+      keys.map((k) => sortValue(resource, entity, k.field)),
+    )
+}
+
+/** `listRecords` (cursor style) with a cursor for each record. */
+export function listPage(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  query: ListQuery,
+  parent?: ParentRef,
+): RecordPage {
+  const result = listRecords(ctx, principal, resource, query, parent)
+  // The same binding listRecords signs its cursors with: the parent is the last condition.
+  const where = parent ? [...query.where, parentCondition(resource, parent.id)] : query.where
+  return {
+    data: result.data,
+    hasMore: result.pagination.hasMore,
+    total: result.pagination.total ?? null,
+    cursorOf: cursorMaker(ctx, resource, query.sort, cursorBinding(principal, resource, where, query)),
+  }
+}
+
+/** The organization's records of `resource` among `ids`, by id (one statement for all of them). */
+export function getRecords(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  ids: readonly string[],
+): Map<string, Entity> {
+  requireScope(principal, resource.scopes.read)
+  const found = new Map<string, Entity>()
+  for (const row of selectByIds(ctx.db, resource, principal.orgId, [...new Set(ids)]))
+    found.set(row.id as string, serializeRow(resource, row))
+  return found
+}
+
+/**
+ * The first page of `child` records under each of `parentIds`, as `listPage` with that parent would
+ * answer it, in one statement (and one more for totals). Parents must already be known to belong
+ * to the principal's organization; the rows are scoped to it again regardless. The query must be a
+ * first page (no cursor): a cursor belongs to one parent's list.
+ */
+export function listChildPages(
+  ctx: EngineContext,
+  principal: Principal,
+  child: Resource,
+  parentIds: readonly string[],
+  query: ListQuery,
+): Map<string, RecordPage> {
+  requireScope(principal, child.scopes.read)
+  const page = query.page
+  if (page.style !== 'cursor' || page.cursor !== undefined) {
+    throw new Error('listChildPages takes first pages only')
+  }
+  const ids = [...new Set(parentIds)]
+  const column = columnOf(child.parent!.field)
+  const rows = selectChildPages(ctx.db, child, principal.orgId, ids, {
+    where: query.where,
+    search: query.search,
+    sort: query.sort,
+    limit: page.limit + 1,
+  })
+  const byParent = new Map<string, Entity[]>(ids.map((id) => [id, []]))
+  for (const row of rows) byParent.get(row[column] as string)?.push(serializeRow(child, row))
+  const totals = query.includeTotal
+    ? countChildren(ctx.db, child, principal.orgId, ids, query.where, query.search)
+    : null
+  const pages = new Map<string, RecordPage>()
+  for (const [parentId, data] of byParent) {
+    const hasMore = data.length > page.limit
+    if (hasMore) data.pop()
+    const where = [...query.where, parentCondition(child, parentId)]
+    pages.set(parentId, {
+      data,
+      hasMore,
+      total: totals ? (totals.get(parentId) ?? 0) : null,
+      cursorOf: cursorMaker(ctx, child, query.sort, cursorBinding(principal, child, where, query)),
+    })
+  }
+  return pages
+}

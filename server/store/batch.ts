@@ -1,0 +1,92 @@
+import type { Condition, SortKey } from '../../shared/query/types.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { columnOf } from './columns.ts'
+import { orderBy, type SqlValue } from './compile.ts'
+import type { Database } from './db.ts'
+import { type Row, whereClause } from './records.ts'
+
+/**
+ * Statements that load related records for many parents at once (GraphQL's `order.user`,
+ * `order.lineItems`), so a page of N records costs the same number of statements as a page of one.
+ * Each stays parameterized and scoped to one organization.
+ */
+
+// SQLite allows 32766 bound parameters; stay far below with the filters' own parameters.
+const CHUNK = 500
+
+function chunks<T>(values: T[]): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < values.length; i += CHUNK) out.push(values.slice(i, i + CHUNK))
+  return out
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+
+/** The organization's records among `ids` (one statement per 500 ids); missing ids are left out. */
+export function selectByIds(db: Database, resource: Resource, orgId: string, ids: string[]): Row[] {
+  const rows: Row[] = []
+  for (const part of chunks(ids)) {
+    const sql = `SELECT * FROM ${resource.table} WHERE org_id = ? AND id IN (${placeholders(part.length)})`
+    for (const row of db.query(sql).all(orgId, ...part) as Row[]) rows.push(row)
+  }
+  return rows
+}
+
+export interface ChildPagesRequest {
+  where: Condition[]
+  search?: string
+  sort: SortKey[]
+  /** Rows per parent (callers ask one extra to see whether more follow). */
+  limit: number
+}
+
+/**
+ * The first `limit` children of each parent in `parentIds`, in the order of `sort` (ties by id),
+ * in one statement: a window function numbers each parent's children.
+ */
+export function selectChildPages(
+  db: Database,
+  child: Resource,
+  orgId: string,
+  parentIds: string[],
+  request: ChildPagesRequest,
+): Row[] {
+  const parent = columnOf(child.parent!.field)
+  const order = orderBy(child, request.sort)
+  const rows: Row[] = []
+  for (const part of chunks(parentIds)) {
+    const params: SqlValue[] = []
+    const where = whereClause(child, orgId, request.where, request.search, params)
+    params.push(...part, request.limit)
+    const sql =
+      `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
+      `FROM ${child.table} WHERE ${where} AND ${parent} IN (${placeholders(part.length)})) ` +
+      'WHERE page_rank <= ? ORDER BY page_rank'
+    for (const row of db.query(sql).all(...params) as Row[]) rows.push(row)
+  }
+  return rows
+}
+
+/** How many children of each parent match the conditions, in one statement. */
+export function countChildren(
+  db: Database,
+  child: Resource,
+  orgId: string,
+  parentIds: string[],
+  where: Condition[],
+  search?: string,
+): Map<string, number> {
+  const parent = columnOf(child.parent!.field)
+  const counts = new Map<string, number>()
+  for (const part of chunks(parentIds)) {
+    const params: SqlValue[] = []
+    const clause = whereClause(child, orgId, where, search, params)
+    params.push(...part)
+    const sql =
+      `SELECT ${parent} AS parent, count(*) AS n FROM ${child.table} ` +
+      `WHERE ${clause} AND ${parent} IN (${placeholders(part.length)}) GROUP BY ${parent}`
+    for (const row of db.query(sql).all(...params) as { parent: string; n: number }[])
+      counts.set(row.parent, row.n)
+  }
+  return counts
+}

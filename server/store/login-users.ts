@@ -1,0 +1,52 @@
+import type { Database } from './db.ts'
+
+export type Role = 'admin' | 'member' | 'viewer'
+
+/** A user as the login and consent pages see them. */
+export interface LoginUser {
+  id: string
+  orgId: string
+  orgName: string
+  email: string
+  name: string
+  role: Role
+  passwordHash: string | null
+}
+
+interface LoginRow {
+  id: string
+  org_id: string
+  org_name: string
+  email: string
+  name: string
+  role: Role
+  password_hash: string | null
+}
+
+const SELECT = `SELECT users.id, users.org_id, orgs.name AS org_name, users.email, users.name, users.role,
+  users.password_hash FROM users JOIN orgs ON orgs.id = users.org_id`
+
+const fromRow = (row: LoginRow): LoginUser => ({
+  id: row.id,
+  orgId: row.org_id,
+  orgName: row.org_name,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  passwordHash: row.password_hash,
+})
+
+/** Every user with this e-mail (case-insensitive), in any organization, or in `orgId` only. */
+export function usersByEmail(db: Database, email: string, orgId: string | null): LoginUser[] {
+  const rows = (
+    orgId === null
+      ? db.query(`${SELECT} WHERE users.email = ? ORDER BY orgs.name, users.id`).all(email)
+      : db.query(`${SELECT} WHERE users.email = ? AND users.org_id = ?`).all(email, orgId)
+  ) as LoginRow[]
+  return rows.map(fromRow)
+}
+
+export function userById(db: Database, id: string): LoginUser | null {
+  const row = db.query(`${SELECT} WHERE users.id = ?`).get(id) as LoginRow | null
+  return row ? fromRow(row) : null
+}

@@ -1,0 +1,101 @@
+import type { Database } from './db.ts'
+import { isoNow } from './time.ts'
+import { hashToken } from './token-hash.ts'
+
+/** An authorization code's binding (RFC 6749 §4.1.3): who, for which client, redirect URI and PKCE challenge. */
+export interface AuthorizationCode {
+  orgId: string
+  clientId: string
+  userId: string
+  redirectUri: string
+  codeChallenge: string | null
+  scope: string[]
+  expiresAt: number
+  /** Set once redeemed. */
+  usedAt: number | null
+  /** The grant the first redemption created. */
+  grantId: string | null
+}
+
+interface CodeRow {
+  org_id: string
+  client_id: string
+  user_id: string
+  redirect_uri: string
+  code_challenge: string | null
+  scope: string
+  expires_at: string
+  used_at: string | null
+  grant_id: string | null
+}
+
+export function insertAuthorizationCode(
+  db: Database,
+  code: string,
+  input: Omit<AuthorizationCode, 'usedAt' | 'grantId'>,
+  now: number,
+): void {
+  const at = isoNow(now)
+  db.query(
+    `INSERT INTO oauth_authorization_codes
+       (hash, org_id, client_id, user_id, redirect_uri, code_challenge, scope, expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    hashToken(code),
+    input.orgId,
+    input.clientId,
+    input.userId,
+    input.redirectUri,
+    input.codeChallenge,
+    input.scope.join(' '),
+    isoNow(input.expiresAt),
+    at,
+    at,
+  )
+}
+
+export function findAuthorizationCode(db: Database, code: string): AuthorizationCode | null {
+  const row = db
+    .query('SELECT * FROM oauth_authorization_codes WHERE hash = ?')
+    .get(hashToken(code)) as CodeRow | null
+  if (!row) return null
+  return {
+    orgId: row.org_id,
+    clientId: row.client_id,
+    userId: row.user_id,
+    redirectUri: row.redirect_uri,
+    codeChallenge: row.code_challenge,
+    scope: row.scope.split(' ').filter(Boolean),
+    expiresAt: Date.parse(row.expires_at),
+    usedAt: row.used_at === null ? null : Date.parse(row.used_at),
+    grantId: row.grant_id,
+  }
+}
+
+/** Marks the code used; false when another request redeemed it first (single use, RFC 6749 §4.1.2). */
+export function markAuthorizationCodeUsed(db: Database, code: string, now: number): boolean {
+  const at = isoNow(now)
+  return (
+    db
+      .query(
+        'UPDATE oauth_authorization_codes SET used_at = ?, updated_at = ? WHERE hash = ? AND used_at IS NULL',
+      )
+      .run(at, at, hashToken(code)).changes === 1
+  )
+}
+
+export function setAuthorizationCodeGrant(db: Database, code: string, grantId: string, now: number): void {
+  db.query('UPDATE oauth_authorization_codes SET grant_id = ?, updated_at = ? WHERE hash = ?').run(
+    grantId,
+    isoNow(now),
+    hashToken(code),
+  )
+}
+
+/**
+ * Deletes codes a day past their expiry. Used codes are kept that long so that a late second
+ * redemption is still recognised as reuse (and revokes) rather than as an unknown code.
+ */
+export function purgeExpiredCodes(db: Database, now: number): void {
+  db.query('DELETE FROM oauth_authorization_codes WHERE expires_at < ?').run(isoNow(now - 86_400_000))
+}

@@ -1,0 +1,137 @@
+import type { Database } from './db.ts'
+import { isoNow } from './time.ts'
+
+/** A QUERY body kept so that GET on its `Location` runs it again (docs/query.md). */
+export interface StoredQuery {
+  id: string
+  orgId: string
+  createdBy: string
+  /** The path the QUERY was sent to (`/api/v1/orders`, `/api/v1/search`). */
+  target: string
+  mediaType: string
+  body: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** One QUERY response, kept for GET on its `Content-Location` until it expires. */
+export interface StoredResult {
+  queryId: string
+  orgId: string
+  headers: Record<string, string>
+  body: string
+  expiresAt: string
+}
+
+interface QueryRow {
+  id: string
+  org_id: string
+  created_by: string
+  target: string
+  media_type: string
+  body: string
+  created_at: string
+  updated_at: string
+}
+
+const toQuery = (row: QueryRow): StoredQuery => ({
+  id: row.id,
+  orgId: row.org_id,
+  createdBy: row.created_by,
+  target: row.target,
+  mediaType: row.media_type,
+  body: row.body,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+})
+
+/**
+ * The stored query for this request, made if the organization has none for the same target, media
+ * type and body (`requestHash`); an existing one is marked used now.
+ */
+export function saveQuery(
+  db: Database,
+  query: Omit<StoredQuery, 'createdAt' | 'updatedAt'> & { requestHash: string },
+  now: number,
+): StoredQuery {
+  const at = isoNow(now)
+  db.query(
+    `INSERT INTO stored_queries (id, org_id, created_by, target, media_type, body, request_hash, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (org_id, request_hash) DO UPDATE SET updated_at = excluded.updated_at`,
+  ).run(
+    query.id,
+    query.orgId,
+    query.createdBy,
+    query.target,
+    query.mediaType,
+    query.body,
+    query.requestHash,
+    at,
+    at,
+  )
+  const row = db
+    .query('SELECT * FROM stored_queries WHERE org_id = ? AND request_hash = ?')
+    .get(query.orgId, query.requestHash) as QueryRow
+  return toQuery(row)
+}
+
+/** A stored query by id in any organization; callers decide between 403 and 404. */
+export function findQuery(db: Database, id: string): StoredQuery | null {
+  const row = db.query('SELECT * FROM stored_queries WHERE id = ?').get(id) as QueryRow | null
+  return row ? toQuery(row) : null
+}
+
+/** Marks a stored query used (it is purged a while after its last use). */
+export function touchQuery(db: Database, id: string, now: number): void {
+  db.query('UPDATE stored_queries SET updated_at = ? WHERE id = ?').run(isoNow(now), id)
+}
+
+/** Deletes a stored query and its results. */
+export function deleteQuery(db: Database, id: string): void {
+  db.query('DELETE FROM stored_queries WHERE id = ?').run(id)
+}
+
+export function saveResult(db: Database, tokenHash: string, result: StoredResult, now: number): void {
+  const at = isoNow(now)
+  db.query(
+    `INSERT INTO query_results (token_hash, query_id, org_id, headers, body, expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    tokenHash,
+    result.queryId,
+    result.orgId,
+    JSON.stringify(result.headers),
+    result.body,
+    result.expiresAt,
+    at,
+    at,
+  )
+}
+
+/** A stored result that has not expired, by the hash of its token. */
+export function findResult(db: Database, tokenHash: string, now: number): StoredResult | null {
+  const row = db
+    .query('SELECT * FROM query_results WHERE token_hash = ? AND expires_at > ?')
+    .get(tokenHash, isoNow(now)) as {
+    query_id: string
+    org_id: string
+    headers: string
+    body: string
+    expires_at: string
+  } | null
+  if (!row) return null
+  return {
+    queryId: row.query_id,
+    orgId: row.org_id,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    body: row.body,
+    expiresAt: row.expires_at,
+  }
+}
+
+/** Drops expired results and stored queries unused since `queriesBefore`. */
+export function purgeQueries(db: Database, now: number, queriesBefore: number): void {
+  db.query('DELETE FROM query_results WHERE expires_at <= ?').run(isoNow(now))
+  db.query('DELETE FROM stored_queries WHERE updated_at < ?').run(isoNow(queriesBefore))
+}

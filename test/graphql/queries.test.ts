@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { pluralField } from '../../server/graphql/names.ts'
+import { RESOURCES } from '../../shared/resources/index.ts'
+import {
+  createAddress,
+  createComment,
+  createLineItem,
+  createOrder,
+  createPost,
+  createUser,
+  type Entity,
+  type ListBody,
+  readJson,
+} from '../rest/fixtures.ts'
+import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
+import { data, expectGraphQLError, graphql, type Loose } from './support.ts'
+
+let server: TestServer
+let acme: Tenant
+/** One record of every collection, as REST serves it. */
+const sample: Record<string, Entity> = {}
+const orders: Entity[] = []
+
+const rest = async (path: string) => readJson(await acme.fetch(path))
+
+beforeAll(async () => {
+  server = await startTestServer()
+  acme = await server.tenant()
+  const user = await createUser(acme, { name: 'Grace Hopper', role: 'admin' })
+  const amounts: [number, string][] = [
+    [500, 'pending'],
+    [1500, 'paid'],
+    [2500, 'shipped'],
+    [3500, 'paid'],
+    [4500, 'cancelled'],
+  ]
+  for (const [amount, status] of amounts)
+    orders.push(await createOrder(acme, { userId: user.id, amount, status }))
+  const item = await createLineItem(acme, orders[0]!.id)
+  const post = await createPost(acme, { authorId: user.id })
+  Object.assign(sample, {
+    users: user,
+    addresses: await createAddress(acme, user.id),
+    products: await rest(`/api/v1/products/${item.productId}`),
+    orders: orders[0],
+    'line-items': item,
+    posts: post,
+    comments: await createComment(acme, post.id, { authorId: user.id }),
+  })
+  const events = await readJson<ListBody>(await acme.fetch('/api/v1/events?limit=1'))
+  sample.events = events.data[0]!
+})
+afterAll(() => server.stop())
+
+/** Every scalar field of a resource, in the order REST serializes them. */
+const selection = (name: string) => {
+  const resource = RESOURCES.find((r) => r.name === name)!
+  return ['id', ...Object.keys(resource.fields), 'createdAt', 'updatedAt'].join(' ')
+}
+
+describe('singular and plural query fields', () => {
+  it.each(RESOURCES.map((r) => [r.name, r.singular, pluralField(r)]))(
+    '%s: %s(id) and %s answer the REST representation',
+    async (name, singular, plural) => {
+      const record = sample[name]!
+      const got = await data(
+        server,
+        acme,
+        `query($id: ID!) { one: ${singular}(id: $id) { ${selection(name)} } many: ${plural}(first: 100) { nodes { id } } }`,
+        { id: record.id },
+      )
+      expect(got.one).toEqual(record)
+      expect(got.many.nodes.map((n: Entity) => n.id)).toContain(record.id)
+    },
+  )
+
+  it('answers NOT_FOUND for a missing or malformed id, with data null at that path', async () => {
+    for (const id of ['ord_7zzzzzzzzzzzzzzzzzzzzzzzzz', 'nope']) {
+      const sent = await graphql(server, acme, 'query($id: ID!) { order(id: $id) { id } }', { id })
+      expect(sent.body.data).toEqual({ order: null })
+      expect(expectGraphQLError(sent.body, 'NOT_FOUND').path).toEqual(['order'])
+    }
+  })
+})
+
+describe('list arguments (the REST filters and sort, in camelCase)', () => {
+  const cases: [string, string, string][] = [
+    ['one enum value', 'status: paid', 'status=paid'],
+    ['several enum values', 'status: [paid, shipped]', 'status=paid,shipped'],
+    ['a range', 'amountGte: 1500, amountLte: 3500', 'amount_gte=1500&amount_lte=3500'],
+    ['a sort', 'sort: "-amount"', 'sort=-amount'],
+    ['a sort with direction', 'sort: "status:asc,amount:desc"', 'sort=status:asc,amount:desc'],
+    ['a time range', 'createdAfter: "2000-01-01"', 'created_after=2000-01-01'],
+  ]
+  it.each(cases)('filters by %s exactly as REST does', async (_, args, query) => {
+    const got = await data(server, acme, `{ orders(${args}) { nodes { id } } }`)
+    const expected = await readJson<ListBody>(await acme.fetch(`/api/v1/orders?${query}`))
+    expect(got.orders.nodes.map((n: Entity) => n.id)).toEqual(expected.data.map((r) => r.id))
+  })
+
+  it('searches with q', async () => {
+    const got = await data(server, acme, '{ users(q: "hopp") { nodes { name } } }')
+    expect(got.users.nodes).toEqual([{ name: 'Grace Hopper' }])
+  })
+
+  it('keeps REST enum values: status: paid in and out', async () => {
+    const got = await data(
+      server,
+      acme,
+      '{ orders(status: paid, sort: "amount") { nodes { status amount } } }',
+    )
+    expect(got.orders.nodes).toEqual([
+      { status: 'paid', amount: 1500 },
+      { status: 'paid', amount: 3500 },
+    ])
+  })
+
+  const invalid: [string, string, string][] = [
+    ['an unsortable field', 'sort: "currency"', 'sort'],
+    ['a page size of 0', 'first: 0', 'first'],
+    ['a page size over 100', 'first: 101', 'first'],
+    ['a cursor that is not ours', 'after: "abc.def"', 'after'],
+    ['a malformed date', 'createdAfter: "yesterday"', 'createdAfter'],
+  ]
+  it.each(invalid)('rejects %s with BAD_USER_INPUT naming the argument', async (_, args, field) => {
+    const sent = await graphql(server, acme, `{ orders(${args}) { nodes { id } } }`)
+    expect(sent.status).toBe(200)
+    expectGraphQLError(sent.body, 'BAD_USER_INPUT', [field])
+  })
+
+  it('refuses an enum value the declaration does not have before running', async () => {
+    const sent = await graphql(server, acme, '{ orders(status: lost) { nodes { id } } }')
+    expect(sent.status).toBe(400)
+    expectGraphQLError(sent.body, 'BAD_USER_INPUT')
+  })
+})
+
+describe('connections', () => {
+  const page = `query($after: String) { orders(first: 2, after: $after, sort: "amount") {
+    nodes { id } edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }`
+
+  it('visits every record once by following pageInfo.endCursor', async () => {
+    const seen: string[] = []
+    let after: string | null = null
+    for (let i = 0; i < 10; i++) {
+      const got: Loose = await data(server, acme, page, { after })
+      seen.push(...got.orders.nodes.map((n: Entity) => n.id))
+      expect(got.orders.edges.map((e: Loose) => e.node.id)).toEqual(got.orders.nodes.map((n: Entity) => n.id))
+      if (!got.orders.pageInfo.hasNextPage) break
+      after = got.orders.pageInfo.endCursor
+    }
+    expect(seen).toEqual([...orders].sort((a, b) => Number(a.amount) - Number(b.amount)).map((o) => o.id))
+  })
+
+  it("uses the engine's cursors: endCursor is REST's nextCursor, and an edge cursor resumes after its record", async () => {
+    const got = await data(server, acme, page, { after: null })
+    const restPage = await readJson<ListBody>(await acme.fetch('/api/v1/orders?limit=2&sort=amount'))
+    expect(got.orders.pageInfo.endCursor).toBe(restPage.pagination.nextCursor)
+    const next = await data(server, acme, page, { after: got.orders.edges[0].cursor })
+    expect(next.orders.nodes[0].id).toBe(got.orders.nodes[1].id)
+  })
+
+  it('counts totalCount over all pages', async () => {
+    const got = await data(server, acme, '{ orders(first: 1, status: paid) { totalCount nodes { id } } }')
+    expect(got.orders).toMatchObject({ totalCount: 2 })
+    expect(got.orders.nodes).toHaveLength(1)
+  })
+
+  it('answers an empty page with endCursor null and hasNextPage false', async () => {
+    const got = await data(
+      server,
+      acme,
+      '{ orders(status: delivered) { nodes { id } pageInfo { hasNextPage endCursor } } }',
+    )
+    expect(got.orders).toEqual({ nodes: [], pageInfo: { hasNextPage: false, endCursor: null } })
+  })
+})
+
+describe('relations', () => {
+  // Every reference field of every declaration gives an object field named without `Id`.
+  const references = RESOURCES.flatMap((r) =>
+    Object.entries(r.fields)
+      .filter(([, f]) => f.references)
+      .map(([field]) => [r.name, r.singular, field, field.slice(0, -2)] as const),
+  )
+  it.each(references)('%s: %s.%s gives %s', async (name, singular, field, relation) => {
+    const record = sample[name]!
+    const got = await data(server, acme, `query($id: ID!) { ${singular}(id: $id) { ${relation} { id } } }`, {
+      id: record.id,
+    })
+    expect(got[singular][relation]).toEqual({ id: record[field] })
+  })
+
+  const nested = RESOURCES.filter((r) => r.parent).map((r) => {
+    const parent = RESOURCES.find((p) => p.name === r.parent!.collection)!
+    return [parent.singular, pluralField(r), r.name, parent.name] as const
+  })
+  it.each(nested)('%s.%s lists the nested %s of that record only', async (singular, field, child, parent) => {
+    const got = await data(
+      server,
+      acme,
+      `query($id: ID!) { ${singular}(id: $id) { ${field} { totalCount nodes { id } } } }`,
+      { id: sample[parent]!.id },
+    )
+    expect(got[singular][field]).toEqual({ totalCount: 1, nodes: [{ id: sample[child]!.id }] })
+  })
+
+  it('follows relations through connections (orders -> lineItems -> product)', async () => {
+    const got = await data(
+      server,
+      acme,
+      '{ orders(sort: "amount", first: 1) { nodes { user { name } lineItems { nodes { product { sku } } } } } }',
+    )
+    expect(got.orders.nodes).toEqual([
+      { user: { name: 'Grace Hopper' }, lineItems: { nodes: [{ product: { sku: sample.products!.sku } }] } },
+    ])
+  })
+})

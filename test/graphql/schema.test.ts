@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { type GraphQLEnumType, type GraphQLObjectType, getNamedType, isNonNullType } from 'graphql'
+import { SCHEMA_END, SCHEMA_START, withSchema } from '../../scripts/print-schema.ts'
+import { enumValueNames, pluralField, typeName } from '../../server/graphql/names.ts'
+import { buildSchema, printServiceSchema, serviceSchema } from '../../server/graphql/schema.ts'
+import { filterParams } from '../../shared/query/list-params.ts'
+import { defineResource } from '../../shared/resources/define.ts'
+import { enumeration, integer, reference } from '../../shared/resources/fields.ts'
+import { RESOURCES } from '../../shared/resources/index.ts'
+
+const schema = serviceSchema()
+const query = schema.getQueryType()!.getFields()
+const mutation = schema.getMutationType()!.getFields()
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
+describe('the schema is generated from the resource declarations', () => {
+  it.each(RESOURCES.map((r) => [r.name, r] as const))(
+    '%s: type, singular and plural fields, filters as arguments',
+    (_, r) => {
+      const type = schema.getType(typeName(r)) as GraphQLObjectType
+      const fields = Object.keys(type.getFields())
+      expect(fields).toEqual(
+        expect.arrayContaining(['id', ...Object.keys(r.fields), 'createdAt', 'updatedAt']),
+      )
+      expect(query[r.singular]!.args.map((a) => a.name)).toEqual(['id'])
+      const plural = query[pluralField(r)]!
+      expect(getNamedType(plural.type).name).toBe(`${typeName(r)}Connection`)
+      const args = plural.args.map((a) => a.name)
+      expect(args).toEqual(
+        expect.arrayContaining(['first', 'after', 'sort', ...filterParams(r).map((p) => camel(p.name))]),
+      )
+      expect(args.includes('q')).toBe(r.searchable.length > 0)
+    },
+  )
+
+  it.each(RESOURCES.map((r) => [r.name, r] as const))(
+    '%s: create, update, replace and delete only when writable',
+    (_, r) => {
+      const name = typeName(r)
+      const names = [`create${name}`, `update${name}`, `replace${name}`, `delete${name}`]
+      for (const m of names) expect(m in mutation).toBe(r.writable)
+    },
+  )
+
+  it('gives connections nodes, edges { cursor node }, pageInfo { hasNextPage endCursor } and totalCount', () => {
+    const connection = schema.getType('OrderConnection') as GraphQLObjectType
+    expect(Object.keys(connection.getFields())).toEqual(['nodes', 'edges', 'pageInfo', 'totalCount'])
+    expect(Object.keys((schema.getType('OrderEdge') as GraphQLObjectType).getFields())).toEqual([
+      'cursor',
+      'node',
+    ])
+    expect(Object.keys((schema.getType('PageInfo') as GraphQLObjectType).getFields())).toEqual([
+      'hasNextPage',
+      'endCursor',
+    ])
+  })
+
+  it('types integers by their declared range: Int when 32 bits hold them, SafeInt otherwise', () => {
+    const lineItem = (schema.getType('LineItem') as GraphQLObjectType).getFields()
+    expect(String(lineItem.quantity!.type)).toBe('Int!')
+    expect(String(lineItem.unitPrice!.type)).toBe('SafeInt!')
+    expect(String((schema.getType('Order') as GraphQLObjectType).getFields().amount!.type)).toBe('SafeInt!')
+  })
+
+  it('keeps REST enum values as GraphQL enum values', () => {
+    const status = schema.getType('OrderStatus') as GraphQLEnumType
+    expect(status.getValues().map((v) => [v.name, v.value])).toEqual(
+      ['pending', 'paid', 'shipped', 'delivered', 'cancelled'].map((v) => [v, v]),
+    )
+  })
+
+  it('has the contract subscription events(types, after)', () => {
+    const events = schema.getSubscriptionType()!.getFields().events!
+    expect(events.args.map((a) => `${a.name}: ${a.type}`)).toEqual(['types: [String!]', 'after: ID'])
+    expect(isNonNullType(events.type)).toBe(true)
+    const fields = Object.keys((getNamedType(events.type) as GraphQLObjectType).getFields())
+    expect(fields).toEqual(expect.arrayContaining(['id', 'type', 'resourceId', 'data', 'createdAt']))
+  })
+})
+
+describe('a new declaration appears in GraphQL with no GraphQL code', () => {
+  const invoices = defineResource({
+    name: 'invoices',
+    singular: 'invoice',
+    prefix: 'inv',
+    parent: { collection: 'orders', field: 'orderId' },
+    fields: {
+      orderId: reference('orders', 'ord', { readOnly: true, filter: 'eq' }),
+      state: enumeration(['draft', 'in-review', 'sent'], { default: 'draft', filter: 'eq' }),
+      total: integer({ max: 1000, filter: 'range', sort: true }),
+    },
+  })
+  const extended = buildSchema([...RESOURCES, invoices])
+
+  it('as a type, queries, mutations, a relation and a nested connection', () => {
+    const q = extended.getQueryType()!.getFields()
+    expect(q.invoice).toBeDefined()
+    expect(q.invoices!.args.map((a) => a.name)).toEqual(
+      expect.arrayContaining(['orderId', 'state', 'totalGte', 'totalLte', 'createdAfter']),
+    )
+    const m = extended.getMutationType()!.getFields()
+    expect(m.createInvoice!.args.map((a) => `${a.name}: ${a.type}`)).toEqual([
+      'orderId: ID!',
+      'input: CreateInvoiceInput!',
+    ])
+    const invoice = (extended.getType('Invoice') as GraphQLObjectType).getFields()
+    expect(String(invoice.order!.type)).toBe('Order')
+    expect(String(invoice.total!.type)).toBe('Int!')
+    const order = (extended.getType('Order') as GraphQLObjectType).getFields()
+    expect(String(order.invoices!.type)).toBe('InvoiceConnection!')
+  })
+
+  it('with enum values that are not GraphQL names renamed, still meaning the REST value', () => {
+    const state = extended.getType('InvoiceState') as GraphQLEnumType
+    expect(state.getValues().map((v) => [v.name, v.value])).toEqual([
+      ['draft', 'draft'],
+      ['in_review', 'in-review'],
+      ['sent', 'sent'],
+    ])
+  })
+})
+
+describe('enum value names', () => {
+  it.each([
+    ['paid', 'paid'],
+    ['line-items', 'line_items'],
+    ['2fa', '_2fa'],
+    ['null', '_null'],
+  ])('names %s as %s', (value, name) => {
+    expect(enumValueNames([value]).get(value)).toBe(name)
+  })
+
+  it('refuses values that would share a name', () => {
+    expect(() => enumValueNames(['a-b', 'a_b'])).toThrow(/twice/)
+  })
+})
+
+describe('docs/graphql.md', () => {
+  it('shows the schema exactly as generated (bun scripts/print-schema.ts --write docs/graphql.md)', () => {
+    const doc = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8')
+    expect(doc).toContain(SCHEMA_START)
+    expect(doc).toContain(SCHEMA_END)
+    expect(doc).toBe(withSchema(doc, printServiceSchema()))
+  })
+})
