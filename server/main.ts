@@ -79,7 +79,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       'Public origin, the OAuth issuer (env API_BASE_URL, default http://HOST:PORT)',
     )
     .option('--demo', 'Load the demo data first when the database has none')
-    .option('--production', 'No GraphQL introspection and no development pages (GraphiQL)')
+    .option('--production', 'No GraphQL introspection or field suggestions')
     .option(
       '--cors-origin <origin>',
       'Origin allowed to call the API from a browser, repeatable (env API_CORS_ORIGINS, comma-separated; default none)',

@@ -14,7 +14,7 @@ export interface GraphQLOptions {
   engine: EngineContext
   verifier: TokenVerifier
   log: (error: unknown) => void
-  /** No introspection, no GraphiQL page, no field suggestions. */
+  /** No introspection, no field suggestions. */
   production?: boolean
 }
 
@@ -54,7 +54,8 @@ export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
       return operationContext(engine, feed, auth)
     },
     maskedErrors: { maskError: (error) => maskError(error) },
-    graphiql: production ? false : { title: 'api-service GraphQL' },
+    // Yoga's GraphiQL page loads its scripts from a CDN; the binary serves no external assets.
+    graphiql: false,
     landingPage: false,
     // CORS belongs to the HTTP edge, the same for every path.
     cors: false,

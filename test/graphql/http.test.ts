@@ -105,11 +105,10 @@ describe('GET /graphql', () => {
     expect(users.n).toBe(0)
   })
 
-  it('serves GraphiQL to browsers (development)', async () => {
+  it('serves no GraphiQL page (it would load scripts from a CDN): HTML only is 406', async () => {
     const response = await acme.fetch('/graphql', { headers: { Accept: 'text/html' } })
-    expect(response.status).toBe(200)
-    expect(response.headers.get('content-type')).toStartWith('text/html')
-    expect(await response.text()).toContain('GraphiQL')
+    expect(response.status).toBe(406)
+    expect(await response.text()).not.toContain('GraphiQL')
   })
 })
 
