@@ -4,24 +4,35 @@ import { KeyRing } from './auth/keys.ts'
 import { revocationCheck } from './auth/revocation.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
 import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.ts'
-import { withCors } from './http/cors.ts'
+import { isJsonType } from './http/body.ts'
+import { createEdge } from './http/edge.ts'
+import { checkJsonDepth } from './http/limits.ts'
+import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
+import { mountDocs } from './openapi/docs-page.ts'
 import { openApiDocument } from './openapi/document.ts'
+import { mountHealth } from './ops/health.ts'
+import { createLogger, type Logger } from './ops/logger.ts'
 import type { EngineContext } from './resources/context.ts'
 import { CursorCodec } from './resources/cursor.ts'
 import { mountRest } from './rest/routes.ts'
 import type { Database } from './store/db.ts'
 import { instanceSecret } from './store/settings.ts'
+import { VERSIONS, versionCatalog } from './versions/versions.ts'
 
 export interface AppOptions {
   db: Database
   /** Public origin: the OAuth issuer and the access tokens' audience. */
   baseUrl: string
   clock?: () => number
-  /** Where unexpected errors go (never to the client). */
+  /** The structured log: access lines and unexpected errors (never sent to the client); none by default. */
+  logger?: Logger
+  /** Where unexpected errors go instead of the logger's error lines. */
   log?: (error: unknown) => void
+  /** Requests a minute per token, or per address without one; 0 turns limits off. */
+  rateLimit?: number
   /** `--production`: no GraphQL introspection, no development pages. */
   production?: boolean
   /** Origins allowed to call the API from a browser (`--cors-origin`, server/http/cors.ts). */
@@ -37,13 +48,27 @@ export interface App {
   websocket: GraphQLEndpoint['websocket']
   /** Ends long-lived streams (subscriptions); call before closing the database. */
   close: () => void
+  /** Marks the app as shutting down (`/readyz` answers 503). */
+  drain: () => void
+  /** Requests being handled now. */
+  inFlight: () => number
+}
+
+/** GraphQL reads its own JSON; the depth bound (server/http/limits.ts) holds there too. */
+async function depthChecked(request: Request): Promise<Request> {
+  if (request.method !== 'POST' || !isJsonType(request.headers.get('content-type'))) return request
+  const text = await request.text()
+  checkJsonDepth(text)
+  return new Request(request.url, { method: request.method, headers: request.headers, body: text })
 }
 
 /** Builds the whole HTTP application over one database. */
 export async function createApp(options: AppOptions): Promise<App> {
   const { db, baseUrl } = options
   const clock = options.clock ?? Date.now
-  const log = options.log ?? ((error: unknown) => console.error(error))
+  const logger = options.logger ?? createLogger('silent')
+  const log = options.log ?? ((error: unknown) => logger.error(error))
+  let draining = false
   const keys = new KeyRing(db, clock)
   await keys.load()
   const tokens: TokenSettings = {
@@ -64,31 +89,39 @@ export async function createApp(options: AppOptions): Promise<App> {
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
   mountOAuth(app, createOAuthContext({ db, issuer: baseUrl, tokens, verifier, clock, log }))
-  mountRest(app, '/api/v1', { engine, verifier, log })
+  for (const version of VERSIONS) {
+    mountRest(app, version.prefix, { engine, verifier, log, version })
+    const openApi = JSON.stringify(openApiDocument({ version, baseUrl }))
+    app.get(`${version.prefix}/openapi.json`, () =>
+      json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' }),
+    )
+  }
+  app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
+  mountHealth(app, db, () => draining)
+  mountDocs(app)
   const graphql = createGraphQL({ engine, verifier, log, production: options.production })
-  app.all('/graphql', ({ request }) => graphql.fetch(request), { parse: 'none' })
-  const openApi = JSON.stringify(openApiDocument({ version: '1', prefix: '/api/v1', baseUrl }))
-  app.get('/api/v1/openapi.json', () =>
-    json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' }),
-  )
+  app.all('/graphql', async ({ request }) => graphql.fetch(await depthChecked(request)), { parse: 'none' })
   app.compile()
 
-  const handle = app.fetch
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
+  const edge = createEdge({
+    handle: async (request) => app.fetch(request),
+    logger,
+    clock,
+    verifier,
+    limiter: rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined,
+    corsOrigins: options.corsOrigins ?? [],
+  })
   return {
     tokens,
     engine,
     upgrade: graphql.upgrade,
     websocket: graphql.websocket,
     close: graphql.close,
-    fetch: async (request) => {
-      const response = await handle(request)
-      response.headers.set('X-Content-Type-Options', 'nosniff')
-      // RFC 9110 §6.6.1: an origin server sends Date; Bun.serve adds it to GET answers but not to HEAD.
-      if (!response.headers.has('Date')) response.headers.set('Date', new Date(clock()).toUTCString())
-      // Elysia answers HEAD with the length of the body it got, 0 for a 304; RFC 9110 §8.6 allows
-      // only the 200's length there, so a 304 carries none, for GET and HEAD alike.
-      if (response.status === 304) response.headers.delete('Content-Length')
-      return withCors(options.corsOrigins ?? [], request, response)
+    drain: () => {
+      draining = true
     },
+    inFlight: edge.inFlight,
+    fetch: edge.fetch,
   }
 }

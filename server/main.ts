@@ -5,6 +5,9 @@ import { seed } from './admin/seed.ts'
 import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
 import { parseCorsOrigins } from './http/cors.ts'
+import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { backupDatabase } from './ops/backup.ts'
+import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { createClient, GRANT_TYPES, type GrantType } from './store/clients.ts'
 import { type Database, migrateDatabase, openDatabase } from './store/db.ts'
@@ -84,8 +87,22 @@ export async function main(argv: string[], io: Io): Promise<number> {
       '--cors-origin <origin>',
       'Origin allowed to call the API from a browser, repeatable (env API_CORS_ORIGINS, comma-separated; default none)',
     )
+    .option(
+      '--rate-limit <n>',
+      `Requests a minute per token, or per address without one; 0 turns limits off (env API_RATE_LIMIT, default ${DEFAULT_RATE_LIMIT})`,
+    )
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (env API_LOG_LEVEL, default info)`)
     .action(async (options) => {
       const port = Number(options.port ?? io.env.PORT ?? 8080)
+      const rateLimit = Number(options.rateLimit ?? io.env.API_RATE_LIMIT ?? DEFAULT_RATE_LIMIT)
+      if (!Number.isInteger(rateLimit) || rateLimit < 0)
+        throw new UsageError('--rate-limit must be a whole number of requests a minute (0: no limit)')
+      let logLevel: ReturnType<typeof parseLogLevel>
+      try {
+        logLevel = parseLogLevel(String(options.logLevel ?? io.env.API_LOG_LEVEL ?? 'info'))
+      } catch (error) {
+        throw new UsageError((error as Error).message)
+      }
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535')
       let corsOrigins: string[]
       try {
@@ -104,6 +121,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         baseUrl: options.baseUrl ?? io.env.API_BASE_URL,
         production: Boolean(options.production),
         corsOrigins,
+        rateLimit,
+        logLevel,
         out: io.out,
       })
       const env = server.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${server.url} `
@@ -254,7 +273,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   cli
     .command('backup <file>', 'Write a consistent copy of the live database to FILE')
     .action((file, options) => {
-      withDb(dbOf(options), (db) => db.run('VACUUM INTO ?', [file]))
+      withDb(dbOf(options), (db) => backupDatabase(db, String(file)))
       print(options.json, { file }, `backup written to ${file}`)
     })
 

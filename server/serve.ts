@@ -1,6 +1,9 @@
 import { type App, createApp } from './app.ts'
 import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
+import { MAX_BODY_BYTES } from './http/limits.ts'
+import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
 import { migrateDatabase, openDatabase } from './store/db.ts'
 
 export interface ServeOptions {
@@ -12,9 +15,17 @@ export interface ServeOptions {
   production?: boolean
   /** Origins allowed to call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[]
+  /** Requests a minute per token, or per address without one (`--rate-limit`); 0 turns limits off. */
+  rateLimit?: number
+  /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
+  logLevel?: LogLevel
+  logger?: Logger
   /** Printed once listening, for people; tests read the port from it. */
   out?: (line: string) => void
 }
+
+/** How long a shutdown waits for requests in flight before closing the database anyway. */
+const DRAIN_TIMEOUT_MS = 10_000
 
 export interface RunningServer {
   url: string
@@ -34,8 +45,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const server = Bun.serve<SocketData>({
     hostname: options.host,
     port: options.port,
-    // Bodies are read by the handlers; Bun refuses larger ones before they are buffered.
-    maxRequestBodySize: 1024 * 1024 + 1,
+    // The edge answers 413 itself (server/http/limits.ts), before reading a body past its limit;
+    // Bun's own bound stays far above it so that the contract's 413, not Bun's bare one, answers.
+    maxRequestBodySize: MAX_BODY_BYTES * 64,
     // GraphQL subscriptions over WebSocket: the app picks the requests to upgrade and handles the
     // sockets; it only exists once listening, hence the indirection.
     fetch: (request, server) => {
@@ -57,11 +69,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   })
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host
   if (lateBaseUrl) baseUrl = `http://${hostForUrl}:${server.port}`
+  const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
   app = await createApp({
     db,
     baseUrl: baseUrl!.replace(/\/+$/, ''),
     production: options.production,
     corsOrigins: options.corsOrigins,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    logger,
   })
   fetchHandler = app.fetch
   const url = `http://${hostForUrl}:${server.port}`
@@ -70,10 +85,22 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     url,
     port: server.port!,
     stop: async () => {
-      // Subscriptions end first (streams complete, sockets close), or stop() would wait for them.
+      // Shutdown (docs/operations.md): not ready any more, subscriptions end (streams complete,
+      // sockets close; stop() would wait for them), no new connections, requests in flight finish,
+      // then the WAL is checkpointed into the database file and the database closed.
+      app?.drain()
       app?.close()
       await server.stop()
+      const deadline = Date.now() + DRAIN_TIMEOUT_MS
+      while ((app?.inFlight() ?? 0) > 0 && Date.now() < deadline) await Bun.sleep(10)
+      try {
+        db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+      } catch (error) {
+        // Another connection (an admin command) may hold the database; its WAL is kept, not lost.
+        logger.log('warn', 'checkpoint skipped', { reason: (error as Error).message })
+      }
       db.close()
+      logger.log('info', 'stopped')
     },
   }
 }

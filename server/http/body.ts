@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from '../../shared/errors.ts'
+import { checkJsonDepth } from './limits.ts'
 
 /** `application/json` or any `+json` type, with or without parameters. */
 export function isJsonType(contentType: string | null): boolean {
@@ -7,7 +8,7 @@ export function isJsonType(contentType: string | null): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
 }
 
-/** Reads a JSON request body: 415 for another media type, 400 when it does not parse. */
+/** Reads a JSON request body: 415 for another media type, 400 when it does not parse or nests too deep. */
 export async function readJsonBody(request: Request): Promise<unknown> {
   if (!isJsonType(request.headers.get('content-type'))) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.', [
@@ -15,6 +16,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     ])
   }
   const text = await request.text()
+  checkJsonDepth(text)
   try {
     return JSON.parse(text)
   } catch (error) {

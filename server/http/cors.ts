@@ -13,6 +13,7 @@ export const CORS_ALLOW_HEADERS = [
   'If-Match',
   'If-None-Match',
   'If-Modified-Since',
+  'X-Request-Id',
 ]
 
 /** Response headers a cross-origin caller may read (beyond the CORS-safelisted ones). */
@@ -30,6 +31,9 @@ export const CORS_EXPOSE_HEADERS = [
   'Link',
   'Deprecation',
   'Sunset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-Request-Id',
 ]
 
 /** How long a browser may reuse a preflight's answer, in seconds. */

@@ -3,6 +3,7 @@ import { filterParams } from '../../shared/query/list-params.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { JsonObject } from './json.ts'
 import { names, pascal } from './schemas.ts'
+import { X_QUERY } from './service-paths.ts'
 
 type Operation = JsonObject
 type Parameter = JsonObject
@@ -84,6 +85,7 @@ function collectionItem(resource: Resource, nested: boolean): PathItem {
   const tag = [resource.name]
   const scope = (s: string) => [{ oauth2: [s] }]
   const item: PathItem = {
+    'x-query': X_QUERY,
     get: {
       operationId: `list${nested ? 'Nested' : ''}${plural}`,
       tags: tag,

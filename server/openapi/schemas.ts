@@ -1,5 +1,6 @@
 import { ERROR_STATUS } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 import type { JsonObject } from './json.ts'
 
 type Schema = JsonObject
@@ -26,8 +27,11 @@ function writableProperties(resource: Resource): Record<string, Schema> {
   return properties
 }
 
-/** The component schemas of every resource, plus the error body and pagination shapes. */
-export function componentSchemas(resources: readonly Resource[]): Record<string, Schema> {
+/** The component schemas of every resource in a version's shape, plus the error body and pagination shapes. */
+export function componentSchemas(
+  resources: readonly Resource[],
+  version: ApiVersion,
+): Record<string, Schema> {
   const schemas: Record<string, Schema> = {
     Error: {
       type: 'object',
@@ -68,10 +72,58 @@ export function componentSchemas(resources: readonly Resource[]): Record<string,
       },
     },
   }
+  schemas.SearchPage = {
+    type: 'object',
+    required: ['data', 'pagination'],
+    properties: {
+      data: {
+        type: 'array',
+        items: {
+          type: 'object',
+          description: 'A hit {collection, record} of a q search; a record of the collection otherwise',
+        },
+      },
+      pagination: { $ref: '#/components/schemas/Pagination' },
+      filters: { type: 'object' },
+    },
+  }
+  schemas.VersionList = {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['version', 'status', 'sunset', 'changes'],
+          properties: {
+            version: { type: 'string' },
+            status: { type: 'string', enum: ['current', 'deprecated'] },
+            path: { type: 'string' },
+            releasedAt: { type: 'string', format: 'date-time' },
+            deprecatedAt: { type: ['string', 'null'], format: 'date-time' },
+            sunset: { type: ['string', 'null'], format: 'date-time' },
+            openapi: { type: 'string' },
+            changes: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  description: { type: 'string' },
+                  resources: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  }
   for (const resource of resources) {
     const n = names(resource)
-    schemas[n.record] = plain(resource.schema)
-    delete schemas[n.record]!.title
+    const record = plain(resource.schema)
+    delete record.title
+    schemas[n.record] = schemaFor(version, resource, record, 'record')
     schemas[n.list] = {
       type: 'object',
       required: ['data', 'pagination'],
@@ -83,13 +135,15 @@ export function componentSchemas(resources: readonly Resource[]): Record<string,
     }
     if (!resource.writable) continue
     const properties = writableProperties(resource)
-    schemas[n.create] = {
+    const create = {
       type: 'object',
       additionalProperties: false,
       properties,
       required: resource.writableFields.filter((f) => resource.fields[f]!.required),
     }
-    schemas[n.patch] = { type: 'object', additionalProperties: false, properties, minProperties: 0 }
+    schemas[n.create] = schemaFor(version, resource, create, 'write')
+    const patch = { type: 'object', additionalProperties: false, properties, minProperties: 0 }
+    schemas[n.patch] = schemaFor(version, resource, patch, 'write')
   }
   return schemas
 }

@@ -8,6 +8,7 @@ import type { EngineContext } from '../resources/context.ts'
 import { entityTag, parseTagList } from '../resources/etag.ts'
 import type { MethodHandler, MethodTable } from '../rest/handler.ts'
 import { findQuery, findResult, type StoredQuery, touchQuery } from '../store/queries.ts'
+import { type ApiVersion, V1, versionOfPath } from '../versions/versions.ts'
 import { readQueryBody } from './media.ts'
 import {
   type Continuation,
@@ -35,6 +36,7 @@ export function queryHandler(
   engine: EngineContext,
   prefix: string,
   targetOf: (params: Record<string, string>) => QueryTarget,
+  version: ApiVersion = V1,
 ): MethodHandler {
   return async ({ request, url, params, principal }) => {
     const body = await readQueryBody(request)
@@ -50,7 +52,7 @@ export function queryHandler(
     try {
       // Errors about the body's content found while running (a cursor in a form body) are 422 too.
       outcome = unprocessableContent(() =>
-        runQuery(engine, principal, parsed, target, new URL(location, url)),
+        runQuery(engine, principal, parsed, target, new URL(location, url), {}, version),
       )
     } catch (error) {
       if (created) forgetQuery(engine.db, query.id)
@@ -85,7 +87,8 @@ function loadQuery(engine: EngineContext, principal: Principal, id: string): Sto
 /** A stored query parsed again, with the target and the scopes running it needs. */
 function reparse(prefix: string, query: StoredQuery): { target: QueryTarget; parsed: ParsedQuery } {
   const url = new URL(query.target, 'http://stored.invalid')
-  const target = targetOfPath(prefix, url.pathname)
+  // A stored query is the same query in every version (GET /api/v2/queries/{id} answers in v2's shape).
+  const target = targetOfPath(versionOfPath(url.pathname)?.prefix ?? prefix, url.pathname)
   if (!target) throw notFound('No stored query with this id.')
   const limit = query.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
   const parsed = parseQuery({ mediaType: query.mediaType as never, text: query.body }, target, limit)
@@ -104,7 +107,11 @@ function requireReadScope(principal: Principal, parsed: ParsedQuery) {
 }
 
 /** `/api/v1/queries/{id}`: GET runs the stored query again with the caller's rights, DELETE drops it. */
-export function storedQueryTable(engine: EngineContext, prefix: string): MethodTable {
+export function storedQueryTable(
+  engine: EngineContext,
+  prefix: string,
+  version: ApiVersion = V1,
+): MethodTable {
   return {
     GET: ({ request, url, params, principal }) => {
       const query = loadQuery(engine, principal, params.id!)
@@ -117,7 +124,7 @@ export function storedQueryTable(engine: EngineContext, prefix: string): MethodT
         ])
       const { target, parsed } = reparse(prefix, query)
       const continuation: Continuation = { cursor, after }
-      const outcome = runQuery(engine, principal, parsed, target, url, continuation)
+      const outcome = runQuery(engine, principal, parsed, target, url, continuation, version)
       const now = engine.clock()
       if (shouldTouch(query, now)) touchQuery(engine.db, query.id, now)
       return conditionalJson(request, outcome.body, outcome.lastModified)
@@ -142,7 +149,9 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
       rejectUnknownParams(url.searchParams, new Set())
       const now = engine.clock()
       const result = findResult(engine.db, resultTokenHash(params.token ?? ''), now)
-      if (!result || result.queryId !== params.id)
+      // A stored result is the exact response of one QUERY, so it lives under that QUERY's version.
+      const sameVersion = result?.headers.Location?.startsWith(`${prefix}/`) ?? false
+      if (!result || result.queryId !== params.id || !sameVersion)
         throw notFound('No stored result here; results are kept 10 minutes.')
       if (result.orgId !== principal.orgId)
         throw new ApiError('FORBIDDEN', 'This stored result belongs to another organization.')

@@ -1,4 +1,5 @@
 import { type ErrorDetail, validationError } from '../../shared/errors.ts'
+import { checkJsonDepth } from '../http/limits.ts'
 import { malformed } from './media.ts'
 
 /**
@@ -11,6 +12,7 @@ import { malformed } from './media.ts'
 export function parseJsonBody(text: string): URLSearchParams {
   let value: unknown
   try {
+    checkJsonDepth(text)
     value = JSON.parse(text)
   } catch (error) {
     throw malformed('The body is not valid JSON.', error instanceof Error ? error.message : 'malformed JSON')

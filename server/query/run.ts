@@ -3,7 +3,13 @@ import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { ApiError, badRequest } from '../../shared/errors.ts'
 import { parseFilterExpression } from '../../shared/query/filter-expression.ts'
 import { parseListParams } from '../../shared/query/list-params.ts'
-import { DEFAULT_LIMIT, DEFAULT_SORT, type ListQuery, MAX_LIMIT } from '../../shared/query/types.ts'
+import {
+  type Condition,
+  DEFAULT_LIMIT,
+  DEFAULT_SORT,
+  type ListQuery,
+  MAX_LIMIT,
+} from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
@@ -11,6 +17,7 @@ import { type Entity, listRecords } from '../resources/reads.ts'
 import { overTime, scanRecords } from '../resources/scan.ts'
 import { withNext } from '../rest/handler.ts'
 import { searchBody } from '../rest/search.ts'
+import { type ApiVersion, changedFields, fromBase, V1 } from '../versions/versions.ts'
 import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
 import { type JsonPathPlan, MAX_MEMORY_NODES, MAX_MEMORY_RECORDS, parseJsonPathBody } from './jsonpath.ts'
@@ -89,42 +96,95 @@ export function runQuery(
   target: QueryTarget,
   link: URL,
   continuation: Continuation = {},
+  version: ApiVersion = V1,
 ): QueryOutcome {
   const parent = target.kind === 'collection' ? target.parent : undefined
   switch (parsed.kind) {
     case 'search': {
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)
-      return searchBody(engine, principal, params, link)
+      return searchBody(engine, principal, params, link, version)
     }
     case 'list': {
       const query = { ...parsed.query, page: continuedPage(parsed.query, continuation) }
       const result = listRecords(engine, principal, parsed.resource, query, parent)
       const fields = parsed.fields
-      const data = fields
-        ? result.data.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]])))
-        : result.data
+      // A column list picks fields of the record as this version shows it.
+      const records = result.data.map((e) => fromBase(version, parsed.resource, e))
+      const data = fields ? records.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]]))) : records
       const body: Record<string, unknown> = { data, pagination: withNext(link, result.pagination) }
       if (parsed.filters && Object.keys(parsed.filters).length > 0) body.filters = parsed.filters
       return { body, lastModified: result.lastModified }
     }
     case 'jsonpath':
       if (continuation.after !== undefined) throw notForJsonPath('after')
-      return runJsonPath(engine, principal, parsed.plan, parsed.limit, link, continuation.cursor, parent)
+      return runJsonPath(
+        engine,
+        principal,
+        versioned(parsed.plan, parsed.limit, version),
+        link,
+        continuation.cursor,
+        parent,
+      )
+  }
+}
+
+/** A JSONPath plan with the version's record shape: what JSONPath sees and what it selects. */
+interface VersionedPlan extends JsonPathPlan {
+  limit: number
+  represent: (entity: Entity) => Entity
+}
+
+/**
+ * JSONPath runs on the records as the caller's version shows them. Conditions pushed down to SQL
+ * name base columns, so those on fields the version reshapes (v2's `amount` object) are dropped
+ * (the SQL keeps a superset) and the filter itself runs on the reshaped record instead.
+ */
+function versioned(plan: JsonPathPlan, limit: number, version: ApiVersion): VersionedPlan {
+  const changed = changedFields(version, plan.resource)
+  const represent = (entity: Entity) => fromBase(version, plan.resource, entity)
+  if (changed.size === 0) return { ...plan, limit, represent }
+  const kept = plan.where.map((c) => withoutFields(c, changed))
+  const where = kept.filter((c): c is Condition => c !== undefined)
+  const lost = kept.length !== where.length || where.some((c, i) => c !== plan.where[i])
+  return { ...plan, where, exact: plan.exact && !lost, limit, represent }
+}
+
+/** A condition with the comparisons on `fields` taken out, still keeping every record it kept. */
+function withoutFields(condition: Condition, fields: ReadonlySet<string>): Condition | undefined {
+  switch (condition.kind) {
+    case 'and': {
+      const parts = condition.conditions.map((c) => withoutFields(c, fields))
+      const kept = parts.filter((c): c is Condition => c !== undefined)
+      if (kept.length === 0) return undefined
+      const same = kept.length === parts.length && parts.every((c, i) => c === condition.conditions[i])
+      return same ? condition : { kind: 'and', conditions: kept }
+    }
+    case 'or': {
+      const parts = condition.conditions.map((c) => withoutFields(c, fields))
+      if (parts.some((c) => c === undefined)) return undefined
+      const same = parts.every((c, i) => c === condition.conditions[i])
+      return same ? condition : { kind: 'or', conditions: parts as Condition[] }
+    }
+    case 'not':
+      // NOT of a dropped (widened) condition would narrow: drop the whole NOT instead.
+      return withoutFields(condition.condition, fields) === condition.condition ? condition : undefined
+    case 'compare':
+      return fields.has(condition.field) ? undefined : condition
   }
 }
 
 function runJsonPath(
   engine: EngineContext,
   principal: Principal,
-  plan: JsonPathPlan,
-  limit: number,
+  plan: VersionedPlan,
   link: URL,
   cursor: string | undefined,
   parent?: ParentRef,
 ): QueryOutcome {
+  const { limit, represent } = plan
   const deadline = engine.clock() + QUERY_TIME_BUDGET_MS
-  const nodesOf = (entity: Entity) => plan.path.query([entity] as never).nodes.map((n) => n.value)
+  const nodesOf = (entity: Entity) => plan.path.query([represent(entity)] as never).nodes.map((n) => n.value)
   if (plan.mode === 'records') {
     const result = plan.exact
       ? listRecords(
@@ -148,7 +208,7 @@ function runJsonPath(
             sort: DEFAULT_SORT,
             limit,
             cursor,
-            keep: (entity) => plan.recordTest!.query([entity] as never).length > 0,
+            keep: (entity) => plan.recordTest!.query([represent(entity)] as never).length > 0,
             budget: MAX_MEMORY_RECORDS,
             deadline,
             binding: hash(plan.text),
@@ -181,7 +241,7 @@ function runJsonPath(
     )
   }
   const values: unknown[] = []
-  for (const node of plan.path.lazyQuery(all.data as never)) {
+  for (const node of plan.path.lazyQuery(all.data.map(represent) as never)) {
     if (engine.clock() > deadline) throw overTime()
     if (node.location.length === 0)
       throw unprocessable(

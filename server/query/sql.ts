@@ -17,8 +17,9 @@ import {
 } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import { malformed } from './media.ts'
+import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
 import { scanSql } from './sql-scan.ts'
-import { describe, isNode, operatorName, type SqlNode, sqlProblem, WhereTranslator } from './sql-where.ts'
+import { WhereTranslator } from './sql-where.ts'
 
 /** What an `application/sql` body asks for, as the internal query plus the columns to return. */
 export interface SqlQuery {

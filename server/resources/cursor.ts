@@ -1,10 +1,9 @@
 import { constantTimeEqual } from '@oslojs/crypto/subtle'
-import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
 import { hmacSha256 } from '../crypto/hash.ts'
 import type { SqlValue } from '../store/compile.ts'
 
-const encoder = new TextEncoder()
 const MAC_BYTES = 16
 const INVALID = 'is not valid here: it was changed, or made for another collection, sort or filter'
 
@@ -21,8 +20,8 @@ export class CursorCodec {
   }
 
   encode(binding: string, values: SqlValue[]): string {
-    const payload = encodeBase64urlNoPadding(encoder.encode(JSON.stringify(values)))
-    return `${payload}.${encodeBase64urlNoPadding(this.mac(binding, payload))}`
+    const payload = Buffer.from(JSON.stringify(values)).toString('base64url')
+    return `${payload}.${Buffer.from(this.mac(binding, payload)).toString('base64url')}`
   }
 
   /** The sort values a cursor carries; 400 naming `cursor` when it is not one of ours for this query. */

@@ -87,7 +87,11 @@ export function createRecord(
     .immediate()
 }
 
-/** PATCH (`patch`) or PUT (`replace`) of one record; returns the full record after the change. */
+/**
+ * PATCH (`patch`) or PUT (`replace`) of one record; returns the full record after the change.
+ * `If-Match` is compared, in the write's transaction, with the tag of the record as `represent`
+ * shows it (the caller's API version), since that is the tag its reads handed out.
+ */
 export function updateRecord(
   ctx: EngineContext,
   principal: Principal,
@@ -97,6 +101,7 @@ export function updateRecord(
   mode: Exclude<WriteMode, 'create'>,
   parent?: ParentRef,
   ifMatch?: string[],
+  represent: (entity: Entity) => Entity = (entity) => entity,
 ): Entity {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
@@ -104,7 +109,7 @@ export function updateRecord(
   return ctx.db
     .transaction(() => {
       const row = loadRecord(ctx, principal, resource, id, parent)
-      checkIfMatch(ifMatch, entityTag(JSON.stringify(serializeRow(resource, row))))
+      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(serializeRow(resource, row)))))
       checkRelations(ctx, resource, principal.orgId, values, id)
       const now = isoNow(ctx.clock())
       updateRow(ctx.db, resource, id, values, now)
@@ -140,13 +145,14 @@ export function deleteRecord(
   id: string,
   parent?: ParentRef,
   ifMatch?: string[],
+  represent: (entity: Entity) => Entity = (entity) => entity,
 ): void {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
   ctx.db
     .transaction(() => {
       const row = loadRecord(ctx, principal, resource, id, parent)
-      checkIfMatch(ifMatch, entityTag(JSON.stringify(serializeRow(resource, row))))
+      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(serializeRow(resource, row)))))
       deleteWithChildren(ctx, resource, row, isoNow(ctx.clock()))
     })
     .immediate()

@@ -16,6 +16,7 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { entityTag, parseTagList } from '../resources/etag.ts'
 import { getRecord, listRecords } from '../resources/reads.ts'
 import { bulkDeleteRecords, createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
+import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
 import { allowedMethods, type MethodTable, pickHandler, type RouteRequest, withNext } from './handler.ts'
 import { withIdempotency } from './idempotency.ts'
 import { searchRequest } from './search.ts'
@@ -24,6 +25,8 @@ export interface RestDeps {
   engine: EngineContext
   verifier: TokenVerifier
   log: (error: unknown) => void
+  /** The API version these routes answer in (server/versions/): bodies and records are translated at this edge. */
+  version: ApiVersion
 }
 
 const NO_PARAMS = new Set<string>()
@@ -52,31 +55,34 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
 }
 
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
-  const { engine } = deps
+  const { engine, version } = deps
   const table: MethodTable = {
     GET: ({ request, url, params, principal }) => {
       const { query, filters } = parseListParams(resource, url.searchParams)
       const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
       const body: Record<string, unknown> = {
-        data: result.data,
+        data: result.data.map((record) => fromBase(version, resource, record)),
         pagination: withNext(url, result.pagination),
       }
       if (Object.keys(filters).length > 0) body.filters = filters
       return conditionalJson(request, body, result.lastModified)
     },
-    QUERY: queryHandler(engine, prefix, (params) => ({
-      kind: 'collection',
-      resource,
-      parent: parentOf(resource, params),
-    })),
+    QUERY: queryHandler(
+      engine,
+      prefix,
+      (params) => ({ kind: 'collection', resource, parent: parentOf(resource, params) }),
+      version,
+    ),
   }
   if (!resource.writable || (resource.parent && !nested)) return table
   table.POST = async ({ request, url, params, principal }) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
-    const body = await readJsonBody(request)
+    const body = toBase(version, resource, await readJsonBody(request))
     return withIdempotency(engine.db, engine.clock, request, principal, url.pathname, body, () => {
       const entity = createRecord(engine, principal, resource, body, parentOf(resource, params))
-      return entityJson(201, entity, { Location: `${prefix}/${resource.name}/${entity.id as string}` })
+      return entityJson(201, fromBase(version, resource, entity), {
+        Location: `${prefix}/${resource.name}/${entity.id as string}`,
+      })
     })
   }
   table.DELETE = ({ url, params, principal }) => {
@@ -118,7 +124,9 @@ function entityJson(
 }
 
 function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
-  const { engine } = deps
+  const { engine, version } = deps
+  // If-Match compares the tag of this version's representation, the one its GET handed out.
+  const represent = (entity: Record<string, unknown>) => fromBase(version, resource, entity)
   const id = (params: Record<string, string>, url: URL) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     return params.id!
@@ -126,24 +134,34 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   const table: MethodTable = {
     GET: ({ request, url, params, principal }) => {
       const entity = getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
-      return conditionalJson(request, entity, entity.updatedAt as string)
+      return conditionalJson(request, represent(entity), entity.updatedAt as string)
     },
   }
   if (!resource.writable) return table
   const update =
     (mode: 'replace' | 'patch') =>
     async ({ request, url, params, principal }: RouteRequest) => {
-      const body = await readJsonBody(request)
+      const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
-      return entityJson(
-        200,
-        updateRecord(engine, principal, resource, id(params, url), body, mode, parent, ifMatch(request)),
+      const tags = ifMatch(request)
+      const entity = updateRecord(
+        engine,
+        principal,
+        resource,
+        id(params, url),
+        body,
+        mode,
+        parent,
+        tags,
+        represent,
       )
+      return entityJson(200, represent(entity))
     }
   table.PUT = update('replace')
   table.PATCH = update('patch')
   table.DELETE = ({ request, url, params, principal }) => {
-    deleteRecord(engine, principal, resource, id(params, url), parentOf(resource, params), ifMatch(request))
+    const parent = parentOf(resource, params)
+    deleteRecord(engine, principal, resource, id(params, url), parent, ifMatch(request), represent)
     return noContent()
   }
   return table
@@ -189,10 +207,10 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
     )
   }
   mount(`${prefix}/search`, {
-    GET: ({ request, url, principal }) => searchRequest(deps.engine, principal, request, url),
-    QUERY: queryHandler(deps.engine, prefix, () => ({ kind: 'search' })),
+    GET: ({ request, url, principal }) => searchRequest(deps.engine, principal, request, url, deps.version),
+    QUERY: queryHandler(deps.engine, prefix, () => ({ kind: 'search' }), deps.version),
   })
-  mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix))
+  mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix, deps.version))
   mount(`${prefix}/queries/:id/results/:token`, storedResultTable(deps.engine, prefix))
   for (const resource of RESOURCES) {
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)

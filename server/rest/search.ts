@@ -10,6 +10,7 @@ import { conditionalJson } from '../http/conditional.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { listRecords } from '../resources/reads.ts'
 import { searchAll } from '../resources/search.ts'
+import { type ApiVersion, fromBase, V1 } from '../versions/versions.ts'
 import { withNext } from './handler.ts'
 
 const SEARCH_PARAMS = new Set<string>([...PAGINATION_PARAMS, 'q', 'search', 'sort'])
@@ -42,20 +43,24 @@ export function searchRequest(
   principal: Principal,
   request: Request,
   url: URL,
+  version: ApiVersion = V1,
 ): Response {
-  const { body, lastModified } = searchBody(engine, principal, new URLSearchParams(url.searchParams), url)
+  const params = new URLSearchParams(url.searchParams)
+  const { body, lastModified } = searchBody(engine, principal, params, url, version)
   return conditionalJson(request, body, lastModified)
 }
 
 /**
  * The answer of /api/v1/search to these parameters (a GET's query string, or a QUERY's form or
- * JSON body); `link` is the address `pagination.next` continues from.
+ * JSON body), with records in the shape of `version`; `link` is the address `pagination.next`
+ * continues from.
  */
 export function searchBody(
   engine: EngineContext,
   principal: Principal,
   params: URLSearchParams,
   link: URL,
+  version: ApiVersion = V1,
 ): { body: Record<string, unknown>; lastModified: string } {
   // Removed before parseListParams sees the rest, so its check for repeated parameters misses these.
   for (const name of ['collection', 'filter']) {
@@ -76,7 +81,8 @@ export function searchBody(
       filters.filter = filter
     }
     const result = listRecords(engine, principal, resource, query)
-    const body = { data: result.data, pagination: withNext(link, result.pagination), filters }
+    const data = result.data.map((record) => fromBase(version, resource, record))
+    const body = { data, pagination: withNext(link, result.pagination), filters }
     return { body, lastModified: result.lastModified }
   }
   if (params.has('filter')) {
@@ -99,6 +105,10 @@ export function searchBody(
   const result = searchAll(engine, principal, text, { sort, page, includeTotal, binding })
   // Echoed under the name the client used, as collection GETs do (`q` or its alias `search`).
   const filters = { [params.has('q') ? 'q' : 'search']: text }
-  const body = { data: result.data, pagination: withNext(link, result.pagination), filters }
+  const data = result.data.map((hit) => ({
+    collection: hit.collection,
+    record: fromBase(version, resourceByName(hit.collection)!, hit.record),
+  }))
+  const body = { data, pagination: withNext(link, result.pagination), filters }
   return { body, lastModified: result.lastModified }
 }

@@ -30,11 +30,22 @@ export function toColumn(field: Field, value: unknown): string | number | null {
   return value as string | number
 }
 
+/** Per resource: each field's JSON name, column and declaration, worked out once (every read uses it). */
+const layouts = new WeakMap<Resource, [string, string, Field][]>()
+
+function layoutOf(resource: Resource): [string, string, Field][] {
+  let layout = layouts.get(resource)
+  if (!layout) {
+    layout = Object.entries(resource.fields).map(([name, field]) => [name, columnOf(name), field])
+    layouts.set(resource, layout)
+  }
+  return layout
+}
+
 /** Builds the API representation of a row: camelCase fields in declaration order. */
 export function serializeRow(resource: Resource, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id }
-  for (const [name, field] of Object.entries(resource.fields))
-    out[name] = fromColumn(field, row[columnOf(name)])
+  for (const [name, column, field] of layoutOf(resource)) out[name] = fromColumn(field, row[column])
   out.createdAt = row.created_at
   out.updatedAt = row.updated_at
   return out

@@ -36,8 +36,11 @@ async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
   } finally {
     Database.prototype.query = query
   }
-  // Authentication (key and revocation look-ups) is the same for every request; records are counted.
-  return statements.filter((sql) => !/\b(oauth_\w+|signing_keys)\b/.test(sql))
+  // Authentication (key and revocation look-ups) and the collection's Last-Modified (cached until
+  // the next write) are the same for every request; the statements that load records are counted.
+  return statements.filter(
+    (sql) => !/\b(oauth_\w+|signing_keys)\b|PRAGMA data_version|max\(created_at\)/.test(sql),
+  )
 }
 
 const page = (first: number, total = '') => `{
@@ -61,8 +64,8 @@ describe('batched relations (DataLoader)', () => {
       expect(order.lineItems.nodes).toHaveLength(3)
       for (const item of order.lineItems.nodes) expect(item.product.sku).toStartWith('MUG')
     }
-    // The page (and its Last-Modified), every order's user, the line items of all orders, their products.
-    expect(many).toHaveLength(5)
+    // The page, every order's user, the line items of all orders, their products.
+    expect(many).toHaveLength(4)
     const few = await statementsOf(() => data(server, acme, page(2)))
     expect(few).toHaveLength(many.length)
   })

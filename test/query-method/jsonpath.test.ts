@@ -200,3 +200,40 @@ describe('JSONPath bounds on what is evaluated in memory', () => {
     expect((second as { data: string[] }).data).toEqual(orders.slice(3, 6).map((o) => o.currency as string))
   })
 })
+
+describe('the time budget of a QUERY', () => {
+  it('answers 503 with Retry-After, never a stalled server, when in-memory evaluation runs out of time', async () => {
+    const { parseQuery, runQuery, QUERY_TIME_BUDGET_MS } = await import('../../server/query/run.ts')
+    const { CursorCodec } = await import('../../server/resources/cursor.ts')
+    const { ApiError } = await import('../../shared/errors.ts')
+    const { orders: resource } = await import('../../shared/resources/orders.ts')
+    // A clock that jumps past the budget on every reading, as a slow evaluation would.
+    let now = Date.now()
+    const engine = {
+      db: server.db,
+      clock: () => (now += QUERY_TIME_BUDGET_MS + 1),
+      cursors: new CursorCodec(new Uint8Array(32)),
+    }
+    const principal = {
+      kind: 'client' as const,
+      subject: acme.clientId,
+      orgId: acme.orgId,
+      clientId: acme.clientId,
+      scopes: new Set(['read:orders']),
+      expiresAt: Math.floor(Date.now() / 1000) + 60,
+    }
+    const target = { kind: 'collection' as const, resource }
+    for (const path of ["$[?match(@.currency, 'E.R')]", '$..amount']) {
+      const parsed = parseQuery({ mediaType: 'application/jsonpath', text: path }, target)
+      let thrown: unknown
+      try {
+        runQuery(engine, principal, parsed, target, new URL('http://x/api/v1/queries/q'))
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toBeInstanceOf(ApiError)
+      expect((thrown as InstanceType<typeof ApiError>).status).toBe(503)
+      expect((thrown as InstanceType<typeof ApiError>).headers['Retry-After']).toBe('1')
+    }
+  })
+})

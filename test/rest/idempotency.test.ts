@@ -18,10 +18,12 @@ const newKey = () => `key-${Date.now()}-${++keys}`
 const postProduct = (t: Tenant, key: string, json: unknown) =>
   t.fetch('/api/v1/products', { method: 'POST', json, headers: { 'Idempotency-Key': key } })
 
+const PER_ANSWER = new Set(['date', 'x-request-id', 'ratelimit'])
 const headersOf = (response: Response) => {
   const out: Record<string, string> = {}
   response.headers.forEach((value, name) => {
-    if (name !== 'date') out[name] = value
+    // Date, the request id and the rate-limit state describe each answer, not the resource.
+    if (!PER_ANSWER.has(name)) out[name] = value
   })
   return out
 }

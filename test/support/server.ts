@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type RunningServer, serve } from '../../server/serve.ts'
+import { createLogger } from '../../server/ops/logger.ts'
+import { type RunningServer, type ServeOptions, serve } from '../../server/serve.ts'
 import { createClient } from '../../server/store/clients.ts'
 import { type Database, openDatabase } from '../../server/store/db.ts'
 import { createOrg } from '../../server/store/orgs.ts'
@@ -27,11 +28,25 @@ export interface TestServer {
   stop: () => Promise<void>
 }
 
-/** Starts a real server on a free loopback port over a fresh SQLite file; `options` go to serve(). */
-export async function startTestServer(options: { corsOrigins?: string[] } = {}): Promise<TestServer> {
+/**
+ * Starts a real server on a free loopback port over a fresh SQLite file; `options` go to serve().
+ * Tests send many requests a minute from one address: unless a test sets it, the rate limit is
+ * far above what any test sends, and only errors are logged.
+ */
+export async function startTestServer(
+  options: Pick<ServeOptions, 'corsOrigins' | 'rateLimit' | 'logLevel' | 'logger'> = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const dbPath = join(dir, 'api.db')
-  const server: RunningServer = await serve({ host: '127.0.0.1', port: 0, db: dbPath, ...options })
+  const server: RunningServer = await serve({
+    host: '127.0.0.1',
+    port: 0,
+    db: dbPath,
+    rateLimit: 1_000_000,
+    // Only unexpected errors, on standard error, where a test can watch for them.
+    ...(options.logLevel ? {} : { logger: createLogger('error', (line) => console.error(line)) }),
+    ...options,
+  })
   const db = openDatabase(dbPath)
   let tenants = 0
   const raw = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init)

@@ -1,0 +1,80 @@
+import { type LoadOptions, type LoadSample, type LoadTool, runLoad, summarize } from './load.ts'
+import { machineBusySeconds, type ServerProcess } from './processes.ts'
+import type { Endpoint, Measurement } from './report.ts'
+
+export interface Schedule {
+  tool: LoadTool
+  connections: number
+  warmupS: number
+  /** Measured seconds per server = rounds x roundS. */
+  rounds: number
+  roundS: number
+}
+
+interface Tally {
+  samples: LoadSample[]
+  serverCpuS: number
+  loadGeneratorCpuS: number
+  machineCpuS: number
+  wallS: number
+}
+
+const emptyTally = (): Tally => ({
+  samples: [],
+  serverCpuS: 0,
+  loadGeneratorCpuS: 0,
+  machineCpuS: 0,
+  wallS: 0,
+})
+
+async function measuredRound(server: ServerProcess, load: LoadOptions, tally: Tally): Promise<void> {
+  const serverCpu = server.cpuSeconds()
+  const machineCpu = machineBusySeconds()
+  const started = performance.now()
+  const sample = await runLoad(load)
+  tally.wallS += (performance.now() - started) / 1000
+  tally.loadGeneratorCpuS += sample.cpuS
+  tally.serverCpuS += server.cpuSeconds() - serverCpu
+  tally.machineCpuS += machineBusySeconds() - machineCpu
+  if (sample.failures > 0) throw new Error(`${server.name}: ${sample.failures} failed requests`)
+  tally.samples.push(sample)
+}
+
+/**
+ * One endpoint on both servers: a warm-up each, then short rounds that alternate between them
+ * (and which goes first), so a slow spell of this shared machine weighs on both alike.
+ */
+export async function measureEndpoint(
+  endpoint: Endpoint,
+  servers: { product: ServerProcess; baseline: ServerProcess },
+  request: { path: (n: number) => string; headers: Record<string, string> },
+  schedule: Schedule,
+): Promise<Measurement[]> {
+  const options = (server: ServerProcess, durationS: number): LoadOptions => ({
+    tool: schedule.tool,
+    url: server.url,
+    ...request,
+    connections: schedule.connections,
+    durationS,
+  })
+  const names = ['product', 'baseline'] as const
+  for (const name of names) await runLoad(options(servers[name], schedule.warmupS))
+  const tallies = { product: emptyTally(), baseline: emptyTally() }
+  for (let round = 0; round < schedule.rounds; round++) {
+    const order = round % 2 === 0 ? names : ([names[1], names[0]] as const)
+    for (const name of order)
+      await measuredRound(servers[name], options(servers[name], schedule.roundS), tallies[name])
+  }
+  return names.map((name) => {
+    const tally = tallies[name]
+    return {
+      endpoint,
+      server: name,
+      load: summarize(tally.samples),
+      peakRss: servers[name].peakRss(),
+      serverCores: tally.serverCpuS / tally.wallS,
+      loadGeneratorCores: tally.loadGeneratorCpuS / tally.wallS,
+      otherCores: Math.max(0, tally.machineCpuS - tally.serverCpuS - tally.loadGeneratorCpuS) / tally.wallS,
+    }
+  })
+}

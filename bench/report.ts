@@ -1,0 +1,177 @@
+import type { LoadResult, LoadTool } from './load.ts'
+
+export type ServerName = 'product' | 'baseline'
+
+export interface Endpoint {
+  key: 'list' | 'get'
+  label: string
+  /** The share of the baseline's req/s the product must reach. */
+  target: number
+}
+
+export interface Measurement {
+  endpoint: Endpoint
+  server: ServerName
+  load: LoadResult
+  /** The server's VmHWM after this run (its peak since start), in bytes. */
+  peakRss: number
+  /** CPU used during the measured run, in cores (1 = one core busy the whole time). */
+  serverCores: number
+  loadGeneratorCores: number
+  /** CPU used by everything else on the machine meanwhile, in cores: other work skews the numbers. */
+  otherCores: number
+}
+
+export interface RunInfo {
+  date: string
+  cpus: number
+  cpuModel: string
+  memoryBytes: number
+  kernel: string
+  bun: string
+  tool: LoadTool
+  /** `autocannon 9.0.0`. */
+  loadGenerator: string
+  orders: number
+  orgs: number
+  connections: number
+  warmupS: number
+  rounds: number
+  roundS: number
+  idsRotated: number
+}
+
+export interface Verdict {
+  endpoint: Endpoint
+  ratio: number
+  /** The same ratio per core each server used: the cost per request, less swayed by other load. */
+  perCoreRatio: number
+  met: boolean
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0)
+const ms = (value: number) => value.toFixed(2)
+const pct = (ratio: number) => `${(ratio * 100).toFixed(0)}%`
+
+function find(all: Measurement[], endpoint: Endpoint, server: ServerName): Measurement {
+  const found = all.find((m) => m.endpoint.key === endpoint.key && m.server === server)
+  if (!found) throw new Error(`no ${server} measurement for ${endpoint.label}`)
+  return found
+}
+
+const perCore = (m: Measurement) => m.load.rps / m.serverCores
+
+/** Product req/s over baseline req/s, per endpoint, against its target. */
+export function verdicts(all: Measurement[], endpoints: Endpoint[]): Verdict[] {
+  return endpoints.map((endpoint) => {
+    const product = find(all, endpoint, 'product')
+    const baseline = find(all, endpoint, 'baseline')
+    const ratio = product.load.rps / baseline.load.rps
+    return {
+      endpoint,
+      ratio,
+      perCoreRatio: perCore(product) / perCore(baseline),
+      met: ratio >= endpoint.target,
+    }
+  })
+}
+
+function rows(all: Measurement[], endpoints: Endpoint[]): string[][] {
+  const out: string[][] = []
+  for (const endpoint of endpoints) {
+    const baseline = find(all, endpoint, 'baseline')
+    for (const server of ['product', 'baseline'] as const) {
+      const m = find(all, endpoint, server)
+      out.push([
+        endpoint.label,
+        server,
+        m.load.rps.toFixed(0),
+        perCore(m).toFixed(0),
+        ms(m.load.p50),
+        ms(m.load.p99),
+        mib(m.peakRss),
+        m.serverCores.toFixed(2),
+        m.loadGeneratorCores.toFixed(2),
+        m.otherCores.toFixed(2),
+        server === 'product' ? pct(m.load.rps / baseline.load.rps) : '100%',
+      ])
+    }
+  }
+  return out
+}
+
+const HEADER = [
+  'endpoint',
+  'server',
+  'req/s',
+  'req/s per server core',
+  'p50 ms',
+  'p99 ms',
+  'peak RSS MiB',
+  'server CPU',
+  'load-gen CPU',
+  'other CPU',
+  'vs baseline',
+]
+
+/** The results as a plain-text table for the terminal. */
+export function textTable(all: Measurement[], endpoints: Endpoint[]): string {
+  const table = [HEADER, ...rows(all, endpoints)]
+  const widths = HEADER.map((_, i) => Math.max(...table.map((row) => row[i]!.length)))
+  return table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n')
+}
+
+// When the two ratios disagree on the target, the run says so rather than pick one.
+function perCoreVerdict(v: Verdict): string {
+  const perCoreMet = v.perCoreRatio >= v.endpoint.target
+  if (perCoreMet === v.met) return ''
+  return `, which would have ${perCoreMet ? 'met' : 'missed'} it: this run's verdict is not reliable`
+}
+
+/** Cores a load generator may use before it, not the server, may be what sets the pace. */
+const LOAD_GENERATOR_BOUND = 0.85
+
+function cautions(all: Measurement[], cpus: number): string[] {
+  const notes: string[] = []
+  for (const m of all.filter((m) => m.server === 'baseline' && m.loadGeneratorCores >= LOAD_GENERATOR_BOUND))
+    notes.push(
+      `The load generator used ${m.loadGeneratorCores.toFixed(2)} cores on the baseline's ${m.endpoint.label}: ` +
+        `it, not the baseline, may have set that pace, so the baseline's req/s is a floor and the ratio an upper bound.`,
+    )
+  const other = Math.max(...all.map((m) => m.otherCores))
+  if (other >= 0.1)
+    notes.push(
+      `Other processes used up to ${other.toFixed(2)} cores of this ${cpus}-core machine during the run: the ` +
+        'absolute numbers are lower and noisier than on an idle machine; the ratios less so, since the ' +
+        'two servers alternated.',
+    )
+  return notes.flatMap((note) => ['', note])
+}
+
+/** The generated part of docs/performance.md: results, verdicts and the machine. */
+export function markdownResults(all: Measurement[], endpoints: Endpoint[], info: RunInfo): string {
+  const table = [HEADER, HEADER.map(() => '---'), ...rows(all, endpoints)]
+  const lines = [
+    `Measured ${info.date} by \`npm run bench${info.tool === 'wrk' ? ' -- --wrk' : ''}\`.`,
+    '',
+    ...table.map((row) => `| ${row.join(' | ')} |`),
+    '',
+    ...verdicts(all, endpoints).map(
+      (v) =>
+        `- ${v.endpoint.label}: the product serves **${pct(v.ratio)}** of the baseline's req/s ` +
+        `(target ${pct(v.endpoint.target)}): **${v.met ? 'met' : 'missed'}**; per server core ` +
+        `${pct(v.perCoreRatio)}${perCoreVerdict(v)}.`,
+    ),
+    ...cautions(all, info.cpus),
+    '',
+    `Machine: ${info.cpus} CPUs (${info.cpuModel}), ${(info.memoryBytes / 1024 ** 3).toFixed(1)} GiB memory, ` +
+      `Linux ${info.kernel}, Bun ${info.bun}, load generator ${info.loadGenerator}.`,
+    '',
+    `Data: ${info.orders.toLocaleString('en')} orders in ${info.orgs} organizations (one event per order). ` +
+      `Load: ${info.connections} connections; per endpoint and server ${info.warmupS} s warm-up, then ` +
+      `${info.rounds} rounds of ${info.roundS} s alternating between the servers ` +
+      `(${info.rounds * info.roundS} s measured each); GET by id rotates through ${info.idsRotated} ids ` +
+      `of the token's organization.`,
+  ]
+  return lines.join('\n')
+}

@@ -1,0 +1,165 @@
+/**
+ * `npm run bench`: the product's order list and GET by id against a raw Bun.serve + bun:sqlite
+ * baseline, in one run, over the same database. Writes docs/performance.md.
+ *
+ * `npm run bench -- --wrk` uses Debian's wrk instead of autocannon (`apt-get install -y wrk`).
+ */
+import { readFileSync } from 'node:fs'
+import { cpus, release, totalmem } from 'node:os'
+import { join } from 'node:path'
+import {
+  type BenchTenant,
+  benchTenant,
+  DATABASE_FILE,
+  ensureDatabase,
+  ORDERS_PER_ORG,
+  ORGS,
+} from './build-database.ts'
+import { writeResults } from './doc.ts'
+import type { LoadTool } from './load.ts'
+import { measureEndpoint, type Schedule } from './measure.ts'
+import { BUN, type ServerProcess, startServer } from './processes.ts'
+import {
+  type Endpoint,
+  type Measurement,
+  markdownResults,
+  type RunInfo,
+  textTable,
+  verdicts,
+} from './report.ts'
+import { hasWrk } from './wrk.ts'
+
+const ROOT = join(import.meta.dir, '..')
+// Two cores in all: one for the server under load, one for the load generator; connections modest.
+const SCHEDULE = { connections: 32, warmupS: 2, rounds: 5, roundS: 2 }
+const IDS_ROTATED = 1000
+const LIST_PATH = '/api/v1/orders?status=paid&limit=20'
+// Requests a minute per token: far more than a run sends, so no request is refused.
+const NO_LIMIT = '1000000000'
+
+const ENDPOINTS: Endpoint[] = [
+  { key: 'list', label: 'GET /orders?status=paid&limit=20', target: 0.7 },
+  { key: 'get', label: 'GET /orders/{id}', target: 0.6 },
+]
+
+const log = (line: string) => console.log(`bench: ${line}`)
+
+async function accessToken(product: ServerProcess, tenant: BenchTenant): Promise<string> {
+  const response = await fetch(`${product.url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${btoa(`${tenant.clientId}:${tenant.clientSecret}`)}`,
+    },
+    body: 'grant_type=client_credentials&scope=read:orders',
+  })
+  const body = (await response.json()) as { access_token?: unknown }
+  if (response.status !== 200 || typeof body.access_token !== 'string')
+    throw new Error(`token request failed: ${response.status} ${JSON.stringify(body)}`)
+  return body.access_token
+}
+
+/** Both servers must answer the same records before their speed is worth comparing. */
+async function checkSameAnswers(product: string, baseline: string, token: string, id: string) {
+  const get = async (url: string) => {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } })
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
+    return (await response.json()) as { data?: { id: string }[] }
+  }
+  const [a, b] = await Promise.all([get(`${product}${LIST_PATH}`), get(`${baseline}${LIST_PATH}`)])
+  const ids = (page: typeof a) => JSON.stringify(page.data?.map((r) => r.id))
+  if (a.data?.length !== 20 || ids(a) !== ids(b)) throw new Error('the two servers list different orders')
+  const path = `/api/v1/orders/${id}`
+  const [c, d] = await Promise.all([get(`${product}${path}`), get(`${baseline}${path}`)])
+  if (JSON.stringify(c) !== JSON.stringify(d)) throw new Error(`the two servers answer ${path} differently`)
+}
+
+function loadGeneratorVersion(tool: LoadTool): string {
+  if (tool === 'wrk') return Bun.spawnSync(['wrk', '--version']).stdout.toString().split(' ')[1] ?? '?'
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules/autocannon/package.json'), 'utf8'))
+  return String(pkg.version)
+}
+
+function runInfo(tool: LoadTool): RunInfo {
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    memoryBytes: totalmem(),
+    kernel: release(),
+    bun: Bun.version,
+    tool,
+    loadGenerator: `${tool} ${loadGeneratorVersion(tool)}`,
+    orders: ORGS * ORDERS_PER_ORG,
+    orgs: ORGS,
+    connections: SCHEDULE.connections,
+    warmupS: SCHEDULE.warmupS,
+    rounds: SCHEDULE.rounds,
+    roundS: SCHEDULE.roundS,
+    idsRotated: IDS_ROTATED,
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const unknown = argv.filter((arg) => arg !== '--wrk')
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]} (usage: npm run bench [-- --wrk])`)
+  const tool: LoadTool = argv.includes('--wrk') ? 'wrk' : 'autocannon'
+  if (tool === 'wrk' && !hasWrk()) throw new Error('wrk is not installed (apt-get install -y wrk)')
+  const schedule: Schedule = { tool, ...SCHEDULE }
+  const dbPath = join(ROOT, DATABASE_FILE)
+  ensureDatabase(dbPath, log)
+  const tenant = benchTenant(dbPath, IDS_ROTATED)
+  const servers: ServerProcess[] = []
+  try {
+    const serve = ['server/main.ts', 'serve', '--host', '127.0.0.1', '--db', dbPath]
+    // The limiter still counts every request (its cost is part of the product's) but never refuses one.
+    const product = await startServer('product', [BUN, ...serve], {
+      cwd: ROOT,
+      env: { API_RATE_LIMIT: NO_LIMIT },
+    })
+    servers.push(product)
+    const baselineArgs = ['bench/baseline-server.ts', '--db', dbPath, '--org', tenant.orgId]
+    const baseline = await startServer('baseline', [BUN, ...baselineArgs], { cwd: ROOT })
+    servers.push(baseline)
+    const token = await accessToken(product, tenant)
+    await checkSameAnswers(product.url, baseline.url, token, tenant.orderIds[0]!)
+    const measurements: Measurement[] = []
+    const headers = { Authorization: `Bearer ${token}` }
+    const ids = tenant.orderIds
+    const paths = {
+      list: () => LIST_PATH,
+      get: (n: number) => `/api/v1/orders/${ids[n % ids.length]}`,
+    }
+    for (const endpoint of ENDPOINTS) {
+      const [p, b] = await measureEndpoint(
+        endpoint,
+        { product, baseline },
+        { path: paths[endpoint.key], headers },
+        schedule,
+      )
+      for (const m of [p!, b!]) log(`${m.server} ${endpoint.label}: ${m.load.rps.toFixed(0)} req/s`)
+      measurements.push(p!, b!)
+    }
+    console.log(`\n${textTable(measurements, ENDPOINTS)}\n`)
+    writeResults(
+      join(ROOT, 'docs/performance.md'),
+      tool,
+      markdownResults(measurements, ENDPOINTS, runInfo(tool)),
+    )
+    log('wrote docs/performance.md')
+    const missed = verdicts(measurements, ENDPOINTS).filter((v) => !v.met)
+    for (const v of missed)
+      log(`target missed: ${v.endpoint.label} at ${(v.ratio * 100).toFixed(0)}% of the baseline`)
+    return 0
+  } finally {
+    for (const server of servers) await server.stop()
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (status) => process.exit(status),
+  (error) => {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,145 @@
+import { ApiError } from '../../shared/errors.ts'
+import type { TokenVerifier } from '../auth/tokens.ts'
+import type { Logger } from '../ops/logger.ts'
+import { withRequestId } from '../ops/logger.ts'
+import { deprecationHeaders, versionOfPath } from '../versions/versions.ts'
+import { clientAddress, rememberClientAddress } from './client-address.ts'
+import { withCors } from './cors.ts'
+import { checkUrlLength, limitBody } from './limits.ts'
+import type { RateLimiter, RateState } from './rate-limit.ts'
+import { requestIdOf } from './request-id.ts'
+import { errorResponse, noContent } from './responses.ts'
+
+export interface EdgeOptions {
+  /** The router: every path of the service. */
+  handle: (request: Request) => Promise<Response>
+  logger: Logger
+  clock: () => number
+  verifier: TokenVerifier
+  /** Undefined when rate limits are off (`--rate-limit 0`). */
+  limiter?: RateLimiter
+  corsOrigins: readonly string[]
+}
+
+export interface Edge {
+  fetch: (request: Request) => Promise<Response>
+  /** Requests being handled now (shutdown waits for them). */
+  inFlight: () => number
+}
+
+/** Probes of load balancers and orchestrators: never throttled, though they carry the headers. */
+const UNMETERED = new Set(['/healthz', '/readyz'])
+/** HTML pages a person navigates to: never called cross-origin, so no CORS headers. */
+const PAGES = new Set(['/oauth/authorize', '/device'])
+/** OAuth endpoints a browser app may call cross-origin (POST only); they answer preflights here. */
+const OAUTH_POST = new Set([
+  '/oauth/token',
+  '/oauth/revoke',
+  '/oauth/introspect',
+  '/oauth/device_authorization',
+])
+
+/** The path as logged: stored-result tokens are capabilities and are masked; no query string ever. */
+export function loggedPath(path: string): string {
+  const masked = path.replace(/(\/queries\/[^/]+\/results\/)[^/]+/, '$1[redacted]')
+  return masked.length > 512 ? `${masked.slice(0, 512)}…` : masked
+}
+
+async function rateKey(verifier: TokenVerifier, request: Request): Promise<string> {
+  const match = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization')?.trim() ?? '')
+  if (match) {
+    const principal = await verifier.authentic(match[1]!)
+    if (principal) return `token:${principal.tokenId ?? principal.subject}`
+  }
+  return `address:${clientAddress(request)}`
+}
+
+function rateLimited(state: RateState): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    `Too many requests; try again in ${state.resetS} s.`,
+    [{ field: 'RateLimit', message: `the quota of this token or address is spent for ${state.resetS} s` }],
+    { 'Retry-After': String(state.resetS) },
+  )
+}
+
+/**
+ * The edge every request walks through before any route (docs/operations.md): request id, rate
+ * limit, URL and body size limits, then the router; and on the way out, the headers every
+ * response carries (request id, nosniff, RateLimit, a deprecated version's headers, CORS) and
+ * one access-log line.
+ */
+export function createEdge(options: EdgeOptions): Edge {
+  const { handle, logger, clock, verifier, limiter } = options
+  let inFlight = 0
+
+  const run = async (request: Request, url: URL, rate: { state?: RateState }): Promise<Response> => {
+    try {
+      if (limiter) {
+        const key = await rateKey(verifier, request)
+        const metered = !UNMETERED.has(url.pathname)
+        rate.state = metered ? limiter.take(key) : limiter.peek(key)
+        if (metered && !rate.state.allowed) throw rateLimited(rate.state)
+      }
+      checkUrlLength(url)
+      const limited = await limitBody(request)
+      if (limited !== request) rememberClientAddress(limited, clientAddress(request))
+      if (request.method === 'OPTIONS' && OAUTH_POST.has(url.pathname))
+        return noContent({ Allow: 'POST, OPTIONS' })
+      return await handle(limited)
+    } catch (error) {
+      return errorResponse(error, (e) => logger.error(e))
+    }
+  }
+
+  const finish = (request: Request, url: URL, response: Response, requestId: string, rate?: RateState) => {
+    const headers = response.headers
+    headers.set('X-Request-Id', requestId)
+    headers.set('X-Content-Type-Options', 'nosniff')
+    // RFC 9110 §6.6.1: an origin server sends Date; Bun.serve adds it to GET answers but not to HEAD.
+    if (!headers.has('Date')) headers.set('Date', new Date(clock()).toUTCString())
+    // Elysia answers HEAD with the length of the body it got, 0 for a 304; RFC 9110 §8.6 allows
+    // only the 200's length there, so a 304 carries none, for GET and HEAD alike.
+    if (response.status === 304) headers.delete('Content-Length')
+    if (limiter && rate)
+      for (const [name, value] of Object.entries(limiter.headers(rate))) headers.set(name, value)
+    const version = versionOfPath(url.pathname)
+    if (version)
+      for (const [name, value] of Object.entries(deprecationHeaders(version, url.pathname)))
+        headers.append(name, value)
+    return PAGES.has(url.pathname) ? response : withCors(options.corsOrigins, request, response)
+  }
+
+  return {
+    inFlight: () => inFlight,
+    fetch: (request) => {
+      const started = performance.now()
+      const requestId = requestIdOf(request)
+      const url = new URL(request.url)
+      return withRequestId(requestId, async () => {
+        inFlight += 1
+        const rate: { state?: RateState } = {}
+        let response: Response
+        try {
+          response = finish(request, url, await run(request, url, rate), requestId, rate.state)
+        } finally {
+          inFlight -= 1
+        }
+        const level = response.status >= 500 ? 'error' : 'info'
+        if (logger.enabled(level)) {
+          const length = response.headers.get('content-length')
+          logger.log(level, 'request', {
+            method: request.method,
+            path: loggedPath(url.pathname),
+            status: response.status,
+            durationMs: Math.round((performance.now() - started) * 100) / 100,
+            bytes: length === null ? null : Number(length),
+            client: clientAddress(request),
+            ...(logger.enabled('debug') ? { userAgent: request.headers.get('user-agent') } : {}),
+          })
+        }
+        return response
+      })
+    },
+  }
+}

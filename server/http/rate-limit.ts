@@ -1,0 +1,89 @@
+/**
+ * Request rate limits per token (or per client address where there is none), as
+ * draft-ietf-httpapi-ratelimit-headers-08 describes them: a quota of `limit` requests in a
+ * window of `windowS` seconds, announced on every response with `RateLimit-Policy` and the
+ * current state with `RateLimit`. Counters live in memory, per server instance
+ * (docs/operations.md says what that means with several instances on one database).
+ */
+
+/** The product's default: 600 requests a minute (`--rate-limit`, `API_RATE_LIMIT`; 0 turns limits off). */
+export const DEFAULT_RATE_LIMIT = 600
+export const RATE_WINDOW_S = 60
+/** Most keys kept at once; past it expired windows are swept, then the oldest go first. */
+const MAX_KEYS = 100_000
+const POLICY = 'default'
+
+export interface RateState {
+  allowed: boolean
+  /** Requests left in the current window. */
+  remaining: number
+  /** Seconds until the window resets (at least 1). */
+  resetS: number
+}
+
+interface Window {
+  start: number
+  count: number
+}
+
+export class RateLimiter {
+  private windows = new Map<string, Window>()
+
+  constructor(
+    readonly limit: number,
+    private readonly clock: () => number = Date.now,
+    readonly windowS = RATE_WINDOW_S,
+  ) {}
+
+  /** Counts one request for `key`; `allowed` is false once the quota of its window is spent. */
+  take(key: string): RateState {
+    const now = this.clock()
+    const window = this.current(key, now)
+    if (window.count < this.limit) window.count += 1
+    else return this.state(window, now, false)
+    return this.state(window, now, true)
+  }
+
+  /** The state of `key` without counting a request (health checks). */
+  peek(key: string): RateState {
+    const now = this.clock()
+    const window = this.windows.get(key)
+    if (!window || now >= window.start + this.windowS * 1000)
+      return { allowed: true, remaining: this.limit, resetS: this.windowS }
+    return this.state(window, now, window.count < this.limit)
+  }
+
+  /** `RateLimit-Policy` (the quota) and `RateLimit` (what is left of it) for a state. */
+  headers(state: RateState): Record<string, string> {
+    return {
+      'RateLimit-Policy': `"${POLICY}";q=${this.limit};w=${this.windowS}`,
+      RateLimit: `"${POLICY}";r=${state.remaining};t=${state.resetS}`,
+    }
+  }
+
+  private current(key: string, now: number): Window {
+    let window = this.windows.get(key)
+    if (!window || now >= window.start + this.windowS * 1000) {
+      window = { start: now, count: 0 }
+      this.windows.delete(key)
+      this.windows.set(key, window)
+      if (this.windows.size > MAX_KEYS) this.evict(now)
+    }
+    return window
+  }
+
+  private evict(now: number) {
+    for (const [key, window] of this.windows)
+      if (now >= window.start + this.windowS * 1000) this.windows.delete(key)
+    // Map order is insertion order: the oldest windows go first.
+    for (const key of this.windows.keys()) {
+      if (this.windows.size <= MAX_KEYS) break
+      this.windows.delete(key)
+    }
+  }
+
+  private state(window: Window, now: number, allowed: boolean): RateState {
+    const resetS = Math.max(1, Math.ceil((window.start + this.windowS * 1000 - now) / 1000))
+    return { allowed, remaining: Math.max(0, this.limit - window.count), resetS }
+  }
+}

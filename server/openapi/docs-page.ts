@@ -1,0 +1,90 @@
+import type { AnyElysia } from 'elysia'
+import css from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' }
+import bundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' }
+import preset from 'swagger-ui-dist/swagger-ui-standalone-preset.js' with { type: 'text' }
+import { notFound } from '../../shared/errors.ts'
+import { VERSIONS } from '../versions/versions.ts'
+
+/**
+ * `/docs`: Swagger UI rendering the generated OpenAPI documents, a switch between the versions
+ * (current first). Every asset is embedded in the binary and served from /docs/assets, so the
+ * page loads nothing from elsewhere, and its CSP allows scripts and styles from this origin only
+ * (no inline script: the start-up code is a file of its own).
+ */
+const INIT = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    urls: ${JSON.stringify(
+      [...VERSIONS]
+        .sort((a, b) => (a.status === 'current' ? -1 : b.status === 'current' ? 1 : 0))
+        .map((v) => ({ url: `${v.prefix}/openapi.json`, name: `${v.name} (${v.status})` })),
+    )},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+    validatorUrl: null,
+    tryItOutEnabled: false,
+  })
+})
+`
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>api-service: API reference</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`
+
+// Swagger UI sets style attributes and uses data: images in its stylesheet; it fetches the
+// documents (and, with "try it out", the API) from this origin only.
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const ASSETS: Record<string, { body: string; type: string }> = {
+  'swagger-ui-bundle.js': { body: bundle, type: 'text/javascript; charset=utf-8' },
+  'swagger-ui-standalone-preset.js': { body: preset, type: 'text/javascript; charset=utf-8' },
+  'swagger-ui.css': { body: css, type: 'text/css; charset=utf-8' },
+  'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
+}
+
+export function mountDocs(app: AnyElysia): void {
+  app.get(
+    '/docs',
+    () =>
+      new Response(PAGE, {
+        headers: {
+          'Content-Type': 'text/html; charset=utf-8',
+          'Content-Security-Policy': CSP,
+          'Referrer-Policy': 'no-referrer',
+          'X-Frame-Options': 'DENY',
+          'Cache-Control': 'no-cache',
+        },
+      }),
+  )
+  app.get('/docs/assets/:name', ({ params }) => {
+    const asset = Object.hasOwn(ASSETS, params.name) ? ASSETS[params.name] : undefined
+    if (!asset) throw notFound('No such asset.')
+    return new Response(asset.body, {
+      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' },
+    })
+  })
+}

@@ -1,0 +1,47 @@
+import { ApiError } from '../../shared/errors.ts'
+
+/** A node of the SQL syntax tree, read from `unknown` with explicit checks. */
+export type SqlNode = { type: string; range?: [number, number] } & Record<string, unknown>
+
+export const isNode = (value: unknown): value is SqlNode =>
+  typeof value === 'object' && value !== null && typeof (value as SqlNode).type === 'string'
+
+/** 422 naming what is not allowed and where (0-based offset into the SQL text). */
+export function sqlProblem(message: string, node?: unknown): ApiError {
+  const at = isNode(node) && node.range ? ` at ${node.range[0]}` : ''
+  return new ApiError('VALIDATION_ERROR', `The SQL query cannot be run: ${message}${at}.`, [
+    { field: 'body', message: `${message}${at}` },
+  ])
+}
+
+/** An operator as written: `=`, `AND`, `NOT LIKE`, `IS NOT`. */
+export function operatorName(operator: unknown): string {
+  if (typeof operator === 'string') return operator.toUpperCase()
+  const words = Array.isArray(operator) ? operator : [operator]
+  return words.map((w) => (isNode(w) && typeof w.name === 'string' ? w.name.toUpperCase() : '?')).join(' ')
+}
+
+/** How a node is named in messages: `a subquery`, `CASE`, `the function randomblob`. */
+export function describe(node: unknown): string {
+  if (!isNode(node)) return 'this'
+  switch (node.type) {
+    case 'select_stmt':
+    case 'compound_select_stmt':
+      return 'a subquery'
+    case 'func_call':
+      return `the function ${isNode(node.name) && typeof node.name.name === 'string' ? node.name.name.slice(0, 64) : '?'}`
+    case 'parameter':
+      return 'a bound parameter'
+    case 'case_expr':
+      return 'CASE'
+    case 'cast_expr':
+      return 'CAST'
+    case 'exists_expr':
+      return 'EXISTS'
+    case 'identifier':
+    case 'member_expr':
+      return 'a column'
+    default:
+      return node.type.endsWith('_literal') ? 'a literal' : `${node.type.replace(/_/g, ' ')}`
+  }
+}

@@ -1,0 +1,124 @@
+import { type ErrorDetail, validationError } from '../../shared/errors.ts'
+import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Json, VersionChange } from './change.ts'
+import { moneyObjects } from './money.ts'
+
+export interface ApiVersion {
+  name: 'v1' | 'v2'
+  prefix: string
+  status: 'deprecated' | 'current'
+  /** When the version was released, deprecated (RFC 9745) and goes away (RFC 8594). */
+  releasedAt: string
+  deprecatedAt?: string
+  sunsetAt?: string
+  /** Changes from the base (v1) shape, applied in order. */
+  changes: readonly VersionChange[]
+}
+
+/** v1 stays 12 months after v2's launch (the specification asks for 12 to 18). */
+export const V1: ApiVersion = {
+  name: 'v1',
+  prefix: '/api/v1',
+  status: 'deprecated',
+  releasedAt: '2026-01-15T00:00:00Z',
+  deprecatedAt: '2026-11-01T00:00:00Z',
+  sunsetAt: '2027-11-01T00:00:00Z',
+  changes: [],
+}
+
+export const V2: ApiVersion = {
+  name: 'v2',
+  prefix: '/api/v2',
+  status: 'current',
+  releasedAt: '2026-11-01T00:00:00Z',
+  changes: [moneyObjects],
+}
+
+export const VERSIONS: readonly ApiVersion[] = [V1, V2]
+
+const applies = (change: VersionChange, resource: Resource) => Object.hasOwn(change.fields, resource.name)
+
+/** The version whose prefix a path starts with (`/api/v2/orders` -> v2). */
+export function versionOfPath(path: string): ApiVersion | undefined {
+  return VERSIONS.find((v) => path === v.prefix || path.startsWith(`${v.prefix}/`))
+}
+
+/** A request body in the version's shape -> the base shape the engine validates; 422 on shape errors. */
+export function toBase(version: ApiVersion, resource: Resource, body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body
+  const problems: ErrorDetail[] = []
+  let out = body as Json
+  for (const change of version.changes)
+    if (applies(change, resource)) out = change.request(resource, out, problems)
+  if (problems.length > 0) throw validationError(problems)
+  return out
+}
+
+/**
+ * A record in the base shape -> the version's shape. An event's `data` is a record of the
+ * resource it names, so it changes with that resource.
+ */
+export function fromBase(version: ApiVersion, resource: Resource, record: Json): Json {
+  if (version.changes.length === 0) return record
+  let out = record
+  for (const change of version.changes) if (applies(change, resource)) out = change.response(resource, out)
+  const data = record.data
+  if (resource.name === 'events' && data && typeof data === 'object' && !Array.isArray(data)) {
+    const of = resourceByName(String(record.resource))
+    if (of) out = { ...out, data: fromBase(version, of, data as Json) }
+  }
+  return out
+}
+
+/** The base fields whose JSON the version changes for a resource (`amount`, `currency` in v2). */
+export function changedFields(version: ApiVersion, resource: Resource): Set<string> {
+  const fields = new Set<string>()
+  for (const change of version.changes) for (const f of change.fields[resource.name] ?? []) fields.add(f)
+  return fields
+}
+
+/** The version's OpenAPI schema of a record or a write body. */
+export function schemaFor(
+  version: ApiVersion,
+  resource: Resource,
+  schema: Json,
+  kind: 'record' | 'write',
+): Json {
+  let out = schema
+  for (const change of version.changes)
+    if (applies(change, resource)) out = change.schema(resource, out, kind)
+  return out
+}
+
+const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
+
+/**
+ * The headers of every response of a deprecated version: `Deprecation` (RFC 9745, a date as
+ * `@<unix-seconds>`, with the version as a parameter, as the contract fixes), `Sunset` (RFC 8594)
+ * and `Link` to the same path in the current version (RFC 8288, `successor-version` of RFC 5829).
+ */
+export function deprecationHeaders(version: ApiVersion, path: string): Record<string, string> {
+  if (version.status !== 'deprecated') return {}
+  const current = VERSIONS.find((v) => v.status === 'current')!
+  return {
+    Deprecation: `@${unixSeconds(version.deprecatedAt!)};version="${version.name}"`,
+    Sunset: new Date(version.sunsetAt!).toUTCString(),
+    Link: `<${current.prefix}${path.slice(version.prefix.length)}>; rel="successor-version"`,
+  }
+}
+
+/** The body of `GET /api/versions`: every live version, its status, dates and changes from the base. */
+export function versionCatalog(): Json {
+  return {
+    data: VERSIONS.map((v) => ({
+      version: v.name,
+      status: v.status,
+      path: v.prefix,
+      releasedAt: v.releasedAt,
+      deprecatedAt: v.deprecatedAt ?? null,
+      sunset: v.sunsetAt ?? null,
+      openapi: `${v.prefix}/openapi.json`,
+      changes: v.changes.map((c) => ({ description: c.description, resources: Object.keys(c.fields) })),
+    })),
+  }
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { systemPrincipal } from '../../server/admin/system.ts'
+import { adminEngine } from '../../server/admin/users.ts'
+import { createRecord } from '../../server/resources/writes.ts'
+import { products } from '../../shared/resources/products.ts'
+import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+let shop: Tenant
+
+beforeAll(async () => {
+  server = await startTestServer()
+  shop = await server.tenant()
+})
+afterAll(() => server.stop())
+
+const lastModified = async () => (await shop.fetch('/api/v1/products')).headers.get('last-modified')
+const nextSecond = () => Bun.sleep(1000 - (Date.now() % 1000) + 20)
+
+describe('Last-Modified of a collection', () => {
+  it('moves when another process writes to the database (another instance, an admin command)', async () => {
+    const before = await lastModified()
+    expect(await lastModified()).toBe(before)
+    await nextSecond()
+    // server.db is a second connection to the server's SQLite file, as another instance has.
+    createRecord(adminEngine(server.db), systemPrincipal(shop.orgId), products, {
+      name: 'Lamp',
+      sku: 'LAMP-1',
+      price: 1999,
+      currency: 'EUR',
+    })
+    const after = await lastModified()
+    expect(after).not.toBe(before)
+    expect(Date.parse(after!)).toBeGreaterThan(Date.parse(before!))
+  })
+
+  it('moves when this server writes', async () => {
+    const before = await lastModified()
+    await nextSecond()
+    const created = await shop.fetch('/api/v1/products', {
+      method: 'POST',
+      json: { name: 'Desk', sku: 'DESK-1', price: 9900, currency: 'EUR' },
+    })
+    expect(created.status).toBe(201)
+    expect(Date.parse((await lastModified())!)).toBeGreaterThan(Date.parse(before!))
+  })
+})
