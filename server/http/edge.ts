@@ -39,6 +39,14 @@ const OAUTH_POST = new Set([
   '/oauth/device_authorization',
 ])
 
+/** An HTTP date changes once a second; formatting it once a second is enough. */
+let dateCache = { second: -1, text: '' }
+function httpDate(now: number): string {
+  const second = Math.floor(now / 1000)
+  if (second !== dateCache.second) dateCache = { second, text: new Date(second * 1000).toUTCString() }
+  return dateCache.text
+}
+
 /** The path as logged: stored-result tokens are capabilities and are masked; no query string ever. */
 export function loggedPath(path: string): string {
   const masked = path.replace(/(\/queries\/[^/]+\/results\/)[^/]+/, '$1[redacted]')
@@ -97,7 +105,7 @@ export function createEdge(options: EdgeOptions): Edge {
     headers.set('X-Request-Id', requestId)
     headers.set('X-Content-Type-Options', 'nosniff')
     // RFC 9110 §6.6.1: an origin server sends Date; Bun.serve adds it to GET answers but not to HEAD.
-    if (!headers.has('Date')) headers.set('Date', new Date(clock()).toUTCString())
+    if (!headers.has('Date')) headers.set('Date', httpDate(clock()))
     // Elysia answers HEAD with the length of the body it got, 0 for a 304; RFC 9110 §8.6 allows
     // only the 200's length there, so a 304 carries none, for GET and HEAD alike.
     if (response.status === 304) headers.delete('Content-Length')

@@ -2,6 +2,7 @@ import type { Condition, SortKey } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import { columnOf, toColumn } from './columns.ts'
 import { afterKeys, compileCondition, ftsMatch, orderBy, type SqlValue, searchCondition } from './compile.ts'
+import { StampedCache } from './change-stamp.ts'
 import type { Database } from './db.ts'
 
 export type Row = Record<string, unknown>
@@ -100,7 +101,6 @@ export function insertRow(
   db.query(
     `INSERT INTO ${resource.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
   ).run(...params)
-  if (resource.table === 'events') lastChanges.delete(db)
 }
 
 export function updateRow(
@@ -147,31 +147,22 @@ export function referencesTo(
 }
 
 /** When the organization last changed any record of a resource, from the event log; null if never. */
-/**
- * Last-change times already read, per connection. Valid while nothing was written: this
- * connection's event writes clear it (insertRow), and `PRAGMA data_version` moves when another
- * connection (another instance, an admin command) commits.
- */
-const lastChanges = new WeakMap<Database, { version: number; at: Map<string, string | null> }>()
+const lastChanges = new WeakMap<Database, StampedCache<string | null>>()
 
-/** When the organization last changed any record of a resource, from the event log; null if never. */
+/**
+ * When the organization last changed any record of a resource, from the event log; null if never.
+ * Cached until the database changes (here or in another process).
+ */
 export function lastChange(db: Database, orgId: string, resourceName: string): string | null {
-  const version = (db.query('PRAGMA data_version').get() as { data_version: number }).data_version
   let cache = lastChanges.get(db)
-  if (!cache || cache.version !== version) {
-    cache = { version, at: new Map() }
+  if (!cache) {
+    cache = new StampedCache(db)
     lastChanges.set(db, cache)
   }
-  const key = `${orgId} ${resourceName}`
-  let at = cache.at.get(key)
-  if (at === undefined) {
+  return cache.get(`${orgId} ${resourceName}`, () => {
     const row = db
       .query('SELECT max(created_at) AS at FROM events WHERE org_id = ? AND resource = ?')
       .get(orgId, resourceName) as { at: string | null }
-    at = row.at
-    // Bounded: one entry per organization and collection read since the last write.
-    if (cache.at.size > 10_000) cache.at.clear()
-    cache.at.set(key, at)
-  }
-  return at
+    return row.at
+  })
 }

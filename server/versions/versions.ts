@@ -97,13 +97,24 @@ const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
  * `@<unix-seconds>`, with the version as a parameter, as the contract fixes), `Sunset` (RFC 8594)
  * and `Link` to the same path in the current version (RFC 8288, `successor-version` of RFC 5829).
  */
+/** The fixed part of a deprecated version's headers, worked out once (every response carries them). */
+const fixedHeaders = new WeakMap<ApiVersion, { deprecation: string; sunset: string; successor: string }>()
+
 export function deprecationHeaders(version: ApiVersion, path: string): Record<string, string> {
   if (version.status !== 'deprecated') return {}
-  const current = VERSIONS.find((v) => v.status === 'current')!
+  let fixed = fixedHeaders.get(version)
+  if (!fixed) {
+    fixed = {
+      deprecation: `@${unixSeconds(version.deprecatedAt!)};version="${version.name}"`,
+      sunset: new Date(version.sunsetAt!).toUTCString(),
+      successor: VERSIONS.find((v) => v.status === 'current')!.prefix,
+    }
+    fixedHeaders.set(version, fixed)
+  }
   return {
-    Deprecation: `@${unixSeconds(version.deprecatedAt!)};version="${version.name}"`,
-    Sunset: new Date(version.sunsetAt!).toUTCString(),
-    Link: `<${current.prefix}${path.slice(version.prefix.length)}>; rel="successor-version"`,
+    Deprecation: fixed.deprecation,
+    Sunset: fixed.sunset,
+    Link: `<${fixed.successor}${path.slice(version.prefix.length)}>; rel="successor-version"`,
   }
 }
 

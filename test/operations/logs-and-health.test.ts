@@ -26,7 +26,7 @@ describe('X-Request-Id', () => {
     'replaces %p with a fresh one',
     async (id) => {
       const response = await server.fetch('/healthz', { headers: { 'X-Request-Id': id } })
-      expect(response.headers.get('x-request-id')).toMatch(/^req_[a-z2-7]{26}$/)
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     },
   )
 
@@ -40,7 +40,7 @@ describe('X-Request-Id', () => {
       '/api/versions',
     ]) {
       const response = await server.fetch(path)
-      expect(response.headers.get('x-request-id')).toMatch(/^req_/)
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-/)
       expect(response.headers.get('x-content-type-options')).toBe('nosniff')
     }
   })

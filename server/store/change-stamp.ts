@@ -1,0 +1,51 @@
+import type { Database } from './db.ts'
+
+/** How often other connections' commits are looked for (`PRAGMA data_version` reads the WAL index). */
+export const OTHERS_POLL_MS = 250
+
+/**
+ * A map of facts read from the database and cached in memory (revoked tokens, last changes),
+ * emptied when the database may have changed: at once when this connection wrote
+ * (`total_changes()`, nearly free), and within OTHERS_POLL_MS when another connection committed
+ * (another instance, an admin command), seen through `PRAGMA data_version`.
+ */
+export class StampedCache<V> {
+  private own = -1
+  private others = -1
+  private othersCheckedAt = Number.NEGATIVE_INFINITY
+  private readonly values = new Map<string, V>()
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: () => number = Date.now,
+    private readonly limit = 10_000,
+  ) {}
+
+  private fresh(): boolean {
+    let fresh = true
+    const own = (this.db.query('SELECT total_changes() AS n').get() as { n: number }).n
+    if (own !== this.own) {
+      this.own = own
+      fresh = false
+    }
+    const now = this.clock()
+    if (now - this.othersCheckedAt >= OTHERS_POLL_MS) {
+      this.othersCheckedAt = now
+      const others = (this.db.query('PRAGMA data_version').get() as { data_version: number }).data_version
+      if (others !== this.others) {
+        this.others = others
+        fresh = false
+      }
+    }
+    return fresh
+  }
+
+  get(key: string, read: () => V): V {
+    if (!this.fresh()) this.values.clear()
+    if (this.values.has(key)) return this.values.get(key)!
+    const value = read()
+    if (this.values.size >= this.limit) this.values.clear()
+    this.values.set(key, value)
+    return value
+  }
+}
