@@ -1,8 +1,8 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { StampedCache } from './change-stamp.ts'
 import { columnOf, toColumn } from './columns.ts'
 import { afterKeys, compileCondition, ftsMatch, orderBy, type SqlValue, searchCondition } from './compile.ts'
-import { StampedCache } from './change-stamp.ts'
 import type { Database } from './db.ts'
 
 export type Row = Record<string, unknown>

@@ -26,7 +26,9 @@ describe('X-Request-Id', () => {
     'replaces %p with a fresh one',
     async (id) => {
       const response = await server.fetch('/healthz', { headers: { 'X-Request-Id': id } })
-      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(response.headers.get('x-request-id')).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      )
     },
   )
 
