@@ -105,7 +105,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   const edge = createEdge({
-    handle: async (request) => app.fetch(request),
+    handle: (request) => app.fetch(request),
     logger,
     clock,
     verifier,

@@ -4,7 +4,19 @@ import { JSON_TYPE } from './responses.ts'
 /** API reads depend on the caller's token: caches may keep them only privately, and revalidate. */
 export const PRIVATE_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' }
 
-const httpDate = (iso: string) => new Date(iso).toUTCString()
+/** HTTP dates of recent timestamps: a collection's last change repeats on every read of it. */
+const httpDates = new Map<string, string>()
+const HTTP_DATES_KEPT = 1024
+
+function httpDate(iso: string): string {
+  let text = httpDates.get(iso)
+  if (text === undefined) {
+    text = new Date(iso).toUTCString()
+    if (httpDates.size >= HTTP_DATES_KEPT) httpDates.clear()
+    httpDates.set(iso, text)
+  }
+  return text
+}
 
 /** RFC 9110 §13.1.2: weak comparison, so a `W/` tag from an intermediary still matches. */
 function noneMatch(header: string, tag: string): boolean {
@@ -25,20 +37,27 @@ export function conditionalJson(
   const text = JSON.stringify(body)
   const tag = entityTag(text)
   const headers: Record<string, string> = {
+    'Content-Type': JSON_TYPE,
     ETag: tag,
     'Last-Modified': httpDate(lastModified),
-    ...PRIVATE_CACHING,
-    ...extra,
+    'Cache-Control': PRIVATE_CACHING['Cache-Control'],
+    Vary: PRIVATE_CACHING.Vary,
   }
+  for (const name in extra) headers[name] = extra[name]!
   const ifNoneMatch = request.headers.get('if-none-match')
-  const ifModifiedSince = request.headers.get('if-modified-since')
   let notModified = false
   if (ifNoneMatch !== null) notModified = noneMatch(ifNoneMatch, tag)
-  else if (ifModifiedSince !== null) {
-    const since = Date.parse(ifModifiedSince)
-    // HTTP dates have whole seconds: compare at that precision.
-    notModified = !Number.isNaN(since) && Math.floor(Date.parse(lastModified) / 1000) * 1000 <= since
+  else {
+    const ifModifiedSince = request.headers.get('if-modified-since')
+    if (ifModifiedSince !== null) {
+      const since = Date.parse(ifModifiedSince)
+      // HTTP dates have whole seconds: compare at that precision.
+      notModified = !Number.isNaN(since) && Math.floor(Date.parse(lastModified) / 1000) * 1000 <= since
+    }
   }
-  if (notModified) return new Response(null, { status: 304, headers })
-  return new Response(text, { status: 200, headers: { 'Content-Type': JSON_TYPE, ...headers } })
+  if (notModified) {
+    delete headers['Content-Type']
+    return new Response(null, { status: 304, headers })
+  }
+  return new Response(text, { status: 200, headers })
 }

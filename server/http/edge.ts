@@ -2,7 +2,7 @@ import { ApiError } from '../../shared/errors.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import type { Logger } from '../ops/logger.ts'
 import { withRequestId } from '../ops/logger.ts'
-import { deprecationHeaders, versionOfPath } from '../versions/versions.ts'
+import { addDeprecationHeaders, versionOfPath } from '../versions/versions.ts'
 import { clientAddress, rememberClientAddress } from './client-address.ts'
 import { withCors } from './cors.ts'
 import { checkUrlLength, limitBody } from './limits.ts'
@@ -12,7 +12,7 @@ import { errorResponse, noContent } from './responses.ts'
 
 export interface EdgeOptions {
   /** The router: every path of the service. */
-  handle: (request: Request) => Promise<Response>
+  handle: (request: Request) => Response | Promise<Response>
   logger: Logger
   clock: () => number
   verifier: TokenVerifier
@@ -53,12 +53,11 @@ export function loggedPath(path: string): string {
   return masked.length > 512 ? `${masked.slice(0, 512)}…` : masked
 }
 
+/** The rate-limit key: the token when this server issued it, else the client address. */
 async function rateKey(verifier: TokenVerifier, request: Request): Promise<string> {
-  const match = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization')?.trim() ?? '')
-  if (match) {
-    const principal = await verifier.authentic(match[1]!)
-    if (principal) return `token:${principal.tokenId ?? principal.subject}`
-  }
+  let principal = verifier.authentic(request.headers.get('authorization'))
+  if (principal instanceof Promise) principal = await principal
+  if (principal) return `token:${principal.tokenId ?? principal.subject}`
   return `address:${clientAddress(request)}`
 }
 
@@ -90,7 +89,8 @@ export function createEdge(options: EdgeOptions): Edge {
         if (metered && !rate.state.allowed) throw rateLimited(rate.state)
       }
       checkUrlLength(url)
-      const limited = await limitBody(request)
+      let limited = limitBody(request)
+      if (limited instanceof Promise) limited = await limited
       if (limited !== request) rememberClientAddress(limited, clientAddress(request))
       if (request.method === 'OPTIONS' && OAUTH_POST.has(url.pathname))
         return noContent({ Allow: 'POST, OPTIONS' })
@@ -109,12 +109,12 @@ export function createEdge(options: EdgeOptions): Edge {
     // Elysia answers HEAD with the length of the body it got, 0 for a 304; RFC 9110 §8.6 allows
     // only the 200's length there, so a 304 carries none, for GET and HEAD alike.
     if (response.status === 304) headers.delete('Content-Length')
-    if (limiter && rate)
-      for (const [name, value] of Object.entries(limiter.headers(rate))) headers.set(name, value)
+    if (limiter && rate) {
+      headers.set('RateLimit-Policy', limiter.policy)
+      headers.set('RateLimit', limiter.remainder(rate))
+    }
     const version = versionOfPath(url.pathname)
-    if (version)
-      for (const [name, value] of Object.entries(deprecationHeaders(version, url.pathname)))
-        headers.append(name, value)
+    if (version?.status === 'deprecated') addDeprecationHeaders(headers, version, url.pathname)
     return PAGES.has(url.pathname) ? response : withCors(options.corsOrigins, request, response)
   }
 

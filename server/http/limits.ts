@@ -27,14 +27,19 @@ export function checkUrlLength(url: URL): void {
  * when it has one, else (chunked) by reading at most MAX_BODY_BYTES + 1 bytes, which are then
  * handed on in a request of their own.
  */
-export async function limitBody(request: Request): Promise<Request> {
+export function limitBody(request: Request): Request | Promise<Request> {
   const length = request.headers.get('content-length')
   if (length !== null) {
     if (Number(length) > MAX_BODY_BYTES) throw tooLarge()
     return request
   }
   if (request.body === null) return request
-  const reader = request.body.getReader()
+  return readLimited(request, request.body)
+}
+
+/** A chunked body, read up to its limit, in a request of its own. */
+async function readLimited(request: Request, stream: ReadableStream<Uint8Array>): Promise<Request> {
+  const reader = stream.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {

@@ -28,12 +28,16 @@ interface Window {
 
 export class RateLimiter {
   private windows = new Map<string, Window>()
+  /** `RateLimit-Policy`: the quota, the same on every response. */
+  readonly policy: string
 
   constructor(
     readonly limit: number,
     private readonly clock: () => number = Date.now,
     readonly windowS = RATE_WINDOW_S,
-  ) {}
+  ) {
+    this.policy = `"${POLICY}";q=${limit};w=${windowS}`
+  }
 
   /** Counts one request for `key`; `allowed` is false once the quota of its window is spent. */
   take(key: string): RateState {
@@ -53,12 +57,9 @@ export class RateLimiter {
     return this.state(window, now, window.count < this.limit)
   }
 
-  /** `RateLimit-Policy` (the quota) and `RateLimit` (what is left of it) for a state. */
-  headers(state: RateState): Record<string, string> {
-    return {
-      'RateLimit-Policy': `"${POLICY}";q=${this.limit};w=${this.windowS}`,
-      RateLimit: `"${POLICY}";r=${state.remaining};t=${state.resetS}`,
-    }
+  /** `RateLimit`: what is left of the quota in a state. */
+  remainder(state: RateState): string {
+    return `"${POLICY}";r=${state.remaining};t=${state.resetS}`
   }
 
   private current(key: string, now: number): Window {

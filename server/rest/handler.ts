@@ -38,6 +38,10 @@ export function pickHandler(table: MethodTable, method: string): MethodHandler |
 /** The same request moved to another position: `pagination.next`, the path of the next page. */
 function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | undefined): string | null {
   if (!value) return null
+  // The first page of a walk has no position yet: the query string as given, plus the position.
+  // Cursors and ids are URL-safe (base64url, TypeIDs), so nothing needs encoding.
+  if (!url.searchParams.has(name) && /^[\w.-]+$/.test(value))
+    return `${url.pathname}?${url.search.length > 1 ? `${url.search.slice(1)}&` : ''}${name}=${value}`
   const params = new URLSearchParams(url.searchParams)
   params.set(name, value)
   return `${url.pathname}?${params}`

@@ -6,7 +6,6 @@ import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagin
 import type { ListQuery } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
-import { bearerToken } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
 import { conditionalJson } from '../http/conditional.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
@@ -61,7 +60,8 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
       const { query, filters } = parseListParams(resource, url.searchParams)
       const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
       const body: Record<string, unknown> = {
-        data: result.data.map((record) => fromBase(version, resource, record)),
+        data:
+          version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r)),
         pagination: withNext(url, result.pagination),
       }
       if (Object.keys(filters).length > 0) body.filters = filters
@@ -170,21 +170,21 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
 /** Mounts every declared resource under `prefix` (`/api/v1`): collections, singletons and nested paths. */
 export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void {
   const mount = (path: string, table: MethodTable, resource?: Resource, nested = false) => {
+    // Worked out once per path, not per request.
+    const allow = allowedMethods(table).join(', ')
+    const takesQuery = table.QUERY !== undefined
+    const parent = resource?.parent ? resourceByName(resource.parent.collection)! : undefined
     app.all(
       path,
       async ({ request, params }) => {
         try {
           // The token comes first: without one no route says anything, not even 405. OPTIONS is the
           // exception, since CORS preflights carry no credentials.
-          const principal =
-            request.method === 'OPTIONS'
-              ? null
-              : await deps.verifier.verify(bearerToken(request.headers.get('authorization')))
+          if (request.method === 'OPTIONS') return options(allow, takesQuery)
+          let principal = deps.verifier.verifyHeader(request.headers.get('authorization'))
+          if (principal instanceof Promise) principal = await principal
           const handler = pickHandler(table, request.method)
-          // RFC 10008 §3: resources that take QUERY say which query formats in Accept-Query.
-          const acceptQuery: Record<string, string> = table.QUERY ? { 'Accept-Query': ACCEPT_QUERY } : {}
-          if (handler === 'OPTIONS' || principal === null)
-            return noContent({ Allow: allowedMethods(table).join(', '), ...acceptQuery })
+          if (handler === 'OPTIONS') return options(allow, takesQuery)
           // The router needs one parameter name per position: nested paths are /{parent}/:id/{child}/:childId.
           const raw = (params ?? {}) as Record<string, string>
           const p: Record<string, string> = nested
@@ -192,11 +192,12 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
             : raw
           // An id of the wrong shape names nothing: 404 before any lookup.
           if (resource && p.id !== undefined && !isId(p.id, resource.prefix)) throw notFoundId(resource, p.id)
-          const parent = resource?.parent ? resourceByName(resource.parent.collection)! : undefined
           if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
             throw notFoundId(parent, p.parentId)
-          const response = await handler({ request, url: new URL(request.url), params: p, principal })
-          if (acceptQuery['Accept-Query']) response.headers.set('Accept-Query', ACCEPT_QUERY)
+          let response = handler({ request, url: new URL(request.url), params: p, principal })
+          if (response instanceof Promise) response = await response
+          // RFC 10008 §3: resources that take QUERY say which query formats in Accept-Query.
+          if (takesQuery) response.headers.set('Accept-Query', ACCEPT_QUERY)
           // HEAD runs the GET handler: Bun.serve sends its headers, Content-Length included, without the body.
           return response
         } catch (error) {
@@ -221,6 +222,11 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
       mount(`${base}/:childId`, singletonTable(resource, deps), resource, true)
     }
   }
+}
+
+/** OPTIONS: the methods of the path, and the query formats where it takes QUERY. */
+function options(allow: string, takesQuery: boolean): Response {
+  return noContent(takesQuery ? { Allow: allow, 'Accept-Query': ACCEPT_QUERY } : { Allow: allow })
 }
 
 function notFoundId(resource: Resource, id: string) {

@@ -38,9 +38,13 @@ export const VERSIONS: readonly ApiVersion[] = [V1, V2]
 
 const applies = (change: VersionChange, resource: Resource) => Object.hasOwn(change.fields, resource.name)
 
-/** The version whose prefix a path starts with (`/api/v2/orders` -> v2). */
+/** The version whose prefix a path starts with (`/api/v2/orders` -> v2). Every request asks. */
 export function versionOfPath(path: string): ApiVersion | undefined {
-  return VERSIONS.find((v) => path === v.prefix || path.startsWith(`${v.prefix}/`))
+  for (const v of VERSIONS) {
+    if (!path.startsWith(v.prefix)) continue
+    if (path.length === v.prefix.length || path.charCodeAt(v.prefix.length) === 47) return v
+  }
+  return undefined
 }
 
 /** A request body in the version's shape -> the base shape the engine validates; 422 on shape errors. */
@@ -92,16 +96,15 @@ export function schemaFor(
 
 const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
+/** The fixed part of a deprecated version's headers, worked out once (every response carries them). */
+const fixedHeaders = new Map<ApiVersion, { deprecation: string; sunset: string; successor: string }>()
+
 /**
  * The headers of every response of a deprecated version: `Deprecation` (RFC 9745, a date as
  * `@<unix-seconds>`, with the version as a parameter, as the contract fixes), `Sunset` (RFC 8594)
  * and `Link` to the same path in the current version (RFC 8288, `successor-version` of RFC 5829).
  */
-/** The fixed part of a deprecated version's headers, worked out once (every response carries them). */
-const fixedHeaders = new WeakMap<ApiVersion, { deprecation: string; sunset: string; successor: string }>()
-
-export function deprecationHeaders(version: ApiVersion, path: string): Record<string, string> {
-  if (version.status !== 'deprecated') return {}
+export function addDeprecationHeaders(headers: Headers, version: ApiVersion, path: string): void {
   let fixed = fixedHeaders.get(version)
   if (!fixed) {
     fixed = {
@@ -111,11 +114,9 @@ export function deprecationHeaders(version: ApiVersion, path: string): Record<st
     }
     fixedHeaders.set(version, fixed)
   }
-  return {
-    Deprecation: fixed.deprecation,
-    Sunset: fixed.sunset,
-    Link: `<${fixed.successor}${path.slice(version.prefix.length)}>; rel="successor-version"`,
-  }
+  headers.set('Deprecation', fixed.deprecation)
+  headers.set('Sunset', fixed.sunset)
+  headers.append('Link', `<${fixed.successor}${path.slice(version.prefix.length)}>; rel="successor-version"`)
 }
 
 /** The body of `GET /api/versions`: every live version, its status, dates and changes from the base. */

@@ -165,3 +165,26 @@ describe('/healthz and /readyz', () => {
     db.close()
   })
 })
+
+describe('standard output', () => {
+  // Lines are written in batches (one write per turn of the event loop, docs/operations.md):
+  // none may be lost or reordered, including those still waiting when the process exits.
+  it('keeps every line, in order, also those waiting at exit', async () => {
+    const script = `
+      import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../server/ops/logger.ts`)}
+      const logger = createLogger('info')
+      for (let i = 0; i < 3000; i++) logger.log('info', 'line', { i })
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      for (let i = 3000; i < 6000; i++) logger.log('info', 'line', { i })
+      process.exit(0)
+    `
+    const child = Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'inherit' })
+    const [text, status] = await Promise.all([new Response(child.stdout).text(), child.exited])
+    expect(status).toBe(0)
+    const numbers = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { i: number }).i)
+    expect(numbers).toEqual(Array.from({ length: 6000 }, (_, i) => i))
+  })
+})
