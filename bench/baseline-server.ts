@@ -3,7 +3,12 @@
  * product runs for the same two requests, answering the same JSON shape. No auth, no validation
  * beyond what the SQL needs, no ETag, no framework: the floor of what this stack costs.
  *
- * Run: bun bench/baseline-server.ts --db FILE --org ORG_ID [--port 0]
+ * With `--product-headers` it also reads the `Authorization` header and answers with the header
+ * set the product must send (docs/performance.md): what the HTTP semantics alone cost, apart from
+ * any code that works them out. The values are fixed stand-ins of the same size, except the
+ * request id and the successor link, which are made per request as the product makes them.
+ *
+ * Run: bun bench/baseline-server.ts --db FILE --org ORG_ID [--port 0] [--product-headers]
  */
 import { Database } from 'bun:sqlite'
 import { parseArgs } from 'node:util'
@@ -33,6 +38,34 @@ const toOrder = (row: OrderRow) => ({
 
 const base64url = (text: string) => Buffer.from(text).toString('base64url')
 
+/** The product's answer to a v1 read, header by header (Date and Content-Length come from Bun). */
+const PRODUCT_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  ETag: '"10q7u00ob6av2-20m1b3uo350gs"',
+  'Last-Modified': 'Thu, 04 Jan 2024 11:20:00 GMT',
+  'Cache-Control': 'private, no-cache',
+  Vary: 'Authorization',
+  'X-Content-Type-Options': 'nosniff',
+  'RateLimit-Policy': '"default";q=1000000000;w=60',
+  RateLimit: '"default";r=999999999;t=60',
+  Deprecation: '@1793491200;version="v1"',
+  Sunset: 'Mon, 01 Nov 2027 00:00:00 GMT',
+}
+const ACCEPT_QUERY =
+  '"application/x-www-form-urlencoded", "application/json", "application/sql", "application/jsonpath"'
+
+/** The headers of one answer: the product's set, or only the content type. */
+function answerHeaders(withProductHeaders: boolean, request: Request, path: string, collection: boolean) {
+  if (!withProductHeaders) return JSON_HEADERS
+  request.headers.get('authorization')
+  return {
+    ...PRODUCT_HEADERS,
+    Link: `</api/v2${path.slice('/api/v1'.length)}>; rel="successor-version"`,
+    'X-Request-Id': crypto.randomUUID(),
+    ...(collection ? { 'Accept-Query': ACCEPT_QUERY } : {}),
+  }
+}
+
 /** Opens the database with the pragmas `openDatabase` sets, so both servers read it the same way. */
 function open(path: string): Database {
   const db = new Database(path, { strict: true })
@@ -44,7 +77,13 @@ function open(path: string): Database {
 }
 
 /** Starts the baseline on a loopback port; the organization stands in for the token's. */
-export function startBaseline(options: { db: string; orgId: string; port: number }) {
+export function startBaseline(options: {
+  db: string
+  orgId: string
+  port: number
+  productHeaders?: boolean
+}) {
+  const headers = options.productHeaders === true
   const db = open(options.db)
   const list = db.query<OrderRow, [string, string, number]>(
     'SELECT * FROM orders WHERE org_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ?',
@@ -71,13 +110,17 @@ export function startBaseline(options: { db: string; orgId: string; port: number
           pagination: { limit, hasMore, nextCursor, next: nextCursor ? `${url.pathname}?${params}` : null },
           filters: { status },
         }
-        return new Response(JSON.stringify(body), { headers: JSON_HEADERS })
+        return new Response(JSON.stringify(body), {
+          headers: answerHeaders(headers, request, url.pathname, true),
+        })
       },
       '/api/v1/orders/:id': (request) => {
         const row = byId.get(request.params.id)
         if (!row)
           return new Response('{"error":{"code":"NOT_FOUND"}}', { status: 404, headers: JSON_HEADERS })
-        return new Response(JSON.stringify(toOrder(row)), { headers: JSON_HEADERS })
+        return new Response(JSON.stringify(toOrder(row)), {
+          headers: answerHeaders(headers, request, `/api/v1/orders/${request.params.id}`, false),
+        })
       },
     },
     fetch: () => new Response(null, { status: 404 }),
@@ -87,13 +130,23 @@ export function startBaseline(options: { db: string; orgId: string; port: number
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { db: { type: 'string' }, org: { type: 'string' }, port: { type: 'string', default: '0' } },
+    options: {
+      db: { type: 'string' },
+      org: { type: 'string' },
+      port: { type: 'string', default: '0' },
+      'product-headers': { type: 'boolean', default: false },
+    },
   })
   if (!values.db || !values.org) {
-    console.error('usage: bun bench/baseline-server.ts --db FILE --org ORG_ID [--port N]')
+    console.error('usage: bun bench/baseline-server.ts --db FILE --org ORG_ID [--port N] [--product-headers]')
     process.exit(2)
   }
-  const baseline = startBaseline({ db: values.db, orgId: values.org, port: Number(values.port) })
+  const baseline = startBaseline({
+    db: values.db,
+    orgId: values.org,
+    port: Number(values.port),
+    productHeaders: values['product-headers'],
+  })
   console.log(`baseline listening on ${baseline.url}`)
   const stop = () => baseline.stop().then(() => process.exit(0))
   process.once('SIGTERM', stop)

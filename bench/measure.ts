@@ -1,6 +1,6 @@
 import { type LoadOptions, type LoadSample, type LoadTool, runLoad, summarize } from './load.ts'
 import { machineBusySeconds, type ServerProcess } from './processes.ts'
-import type { Endpoint, Measurement } from './report.ts'
+import type { Endpoint, Measurement, ServerName } from './report.ts'
 
 export interface Schedule {
   tool: LoadTool
@@ -41,12 +41,12 @@ async function measuredRound(server: ServerProcess, load: LoadOptions, tally: Ta
 }
 
 /**
- * One endpoint on both servers: a warm-up each, then short rounds that alternate between them
- * (and which goes first), so a slow spell of this shared machine weighs on both alike.
+ * One endpoint on every server: a warm-up each, then short rounds that alternate between them
+ * (and rotate which goes first), so a slow spell of this shared machine weighs on all alike.
  */
 export async function measureEndpoint(
   endpoint: Endpoint,
-  servers: { product: ServerProcess; baseline: ServerProcess },
+  servers: ServerProcess[],
   request: { path: (n: number) => string; headers: Record<string, string> },
   schedule: Schedule,
 ): Promise<Measurement[]> {
@@ -57,21 +57,21 @@ export async function measureEndpoint(
     connections: schedule.connections,
     durationS,
   })
-  const names = ['product', 'baseline'] as const
-  for (const name of names) await runLoad(options(servers[name], schedule.warmupS))
-  const tallies = { product: emptyTally(), baseline: emptyTally() }
+  for (const server of servers) await runLoad(options(server, schedule.warmupS))
+  const tallies = servers.map(emptyTally)
   for (let round = 0; round < schedule.rounds; round++) {
-    const order = round % 2 === 0 ? names : ([names[1], names[0]] as const)
-    for (const name of order)
-      await measuredRound(servers[name], options(servers[name], schedule.roundS), tallies[name])
+    for (let i = 0; i < servers.length; i++) {
+      const at = (round + i) % servers.length
+      await measuredRound(servers[at]!, options(servers[at]!, schedule.roundS), tallies[at]!)
+    }
   }
-  return names.map((name) => {
-    const tally = tallies[name]
+  return servers.map((server, i) => {
+    const tally = tallies[i]!
     return {
       endpoint,
-      server: name,
+      server: server.name as ServerName,
       load: summarize(tally.samples),
-      peakRss: servers[name].peakRss(),
+      peakRss: server.peakRss(),
       serverCores: tally.serverCpuS / tally.wallS,
       loadGeneratorCores: tally.loadGeneratorCpuS / tally.wallS,
       otherCores: Math.max(0, tally.machineCpuS - tally.serverCpuS - tally.loadGeneratorCpuS) / tally.wallS,

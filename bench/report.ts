@@ -1,6 +1,11 @@
 import type { LoadResult, LoadTool } from './load.ts'
 
-export type ServerName = 'product' | 'baseline'
+/**
+ * `baseline + headers` is the baseline answering with the product's response headers: not part
+ * of the verdict, it shows how much of the gap the HTTP semantics alone account for.
+ */
+export type ServerName = 'product' | 'baseline' | 'baseline + headers'
+export const SERVERS: readonly ServerName[] = ['product', 'baseline', 'baseline + headers']
 
 export interface Endpoint {
   key: 'list' | 'get'
@@ -80,7 +85,7 @@ function rows(all: Measurement[], endpoints: Endpoint[]): string[][] {
   const out: string[][] = []
   for (const endpoint of endpoints) {
     const baseline = find(all, endpoint, 'baseline')
-    for (const server of ['product', 'baseline'] as const) {
+    for (const server of SERVERS) {
       const m = find(all, endpoint, server)
       out.push([
         endpoint.label,
@@ -93,7 +98,7 @@ function rows(all: Measurement[], endpoints: Endpoint[]): string[][] {
         m.serverCores.toFixed(2),
         m.loadGeneratorCores.toFixed(2),
         m.otherCores.toFixed(2),
-        server === 'product' ? pct(m.load.rps / baseline.load.rps) : '100%',
+        pct(m.load.rps / baseline.load.rps),
       ])
     }
   }
@@ -128,22 +133,27 @@ function perCoreVerdict(v: Verdict): string {
   return `, which would have ${perCoreMet ? 'met' : 'missed'} it: this run's verdict is not reliable`
 }
 
+/** The baseline with the product's headers, as a share of the bare baseline's req/s. */
+function headersOnly(all: Measurement[], endpoint: Endpoint): number {
+  return find(all, endpoint, 'baseline + headers').load.rps / find(all, endpoint, 'baseline').load.rps
+}
+
 /** Cores a load generator may use before it, not the server, may be what sets the pace. */
 const LOAD_GENERATOR_BOUND = 0.85
 
 function cautions(all: Measurement[], cpus: number): string[] {
   const notes: string[] = []
-  for (const m of all.filter((m) => m.server === 'baseline' && m.loadGeneratorCores >= LOAD_GENERATOR_BOUND))
+  for (const m of all.filter((m) => m.server !== 'product' && m.loadGeneratorCores >= LOAD_GENERATOR_BOUND))
     notes.push(
-      `The load generator used ${m.loadGeneratorCores.toFixed(2)} cores on the baseline's ${m.endpoint.label}: ` +
-        `it, not the baseline, may have set that pace, so the baseline's req/s is a floor and the ratio an upper bound.`,
+      `The load generator used ${m.loadGeneratorCores.toFixed(2)} cores loading ${m.server} on ${m.endpoint.label}: ` +
+        `it, not that server, may have set the pace, so its req/s is a floor and the ratio to it an upper bound.`,
     )
   const other = Math.max(...all.map((m) => m.otherCores))
   if (other >= 0.1)
     notes.push(
       `Other processes used up to ${other.toFixed(2)} cores of this ${cpus}-core machine during the run: the ` +
         'absolute numbers are lower and noisier than on an idle machine; the ratios less so, since the ' +
-        'two servers alternated.',
+        'servers alternated.',
     )
   return notes.flatMap((note) => ['', note])
 }
@@ -160,7 +170,8 @@ export function markdownResults(all: Measurement[], endpoints: Endpoint[], info:
       (v) =>
         `- ${v.endpoint.label}: the product serves **${pct(v.ratio)}** of the baseline's req/s ` +
         `(target ${pct(v.endpoint.target)}): **${v.met ? 'met' : 'missed'}**; per server core ` +
-        `${pct(v.perCoreRatio)}${perCoreVerdict(v)}.`,
+        `${pct(v.perCoreRatio)}${perCoreVerdict(v)}. The baseline answering with the product's ` +
+        `headers serves ${pct(headersOnly(all, v.endpoint))}.`,
     ),
     ...cautions(all, info.cpus),
     '',

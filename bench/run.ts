@@ -59,19 +59,32 @@ async function accessToken(product: ServerProcess, tenant: BenchTenant): Promise
   return body.access_token
 }
 
-/** Both servers must answer the same records before their speed is worth comparing. */
-async function checkSameAnswers(product: string, baseline: string, token: string, id: string) {
+/**
+ * The servers must answer the same records before their speed is worth comparing, and the
+ * baseline's stand-in headers must be the ones the product sends.
+ */
+async function checkSameAnswers(servers: ServerProcess[], token: string, id: string) {
   const get = async (url: string) => {
     const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } })
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
-    return (await response.json()) as { data?: { id: string }[] }
+    const names = [...response.headers.keys()].filter((n) => n !== 'date' && n !== 'content-length')
+    return { body: (await response.json()) as { data?: { id: string }[] }, names: names.sort().join(' ') }
   }
-  const [a, b] = await Promise.all([get(`${product}${LIST_PATH}`), get(`${baseline}${LIST_PATH}`)])
-  const ids = (page: typeof a) => JSON.stringify(page.data?.map((r) => r.id))
-  if (a.data?.length !== 20 || ids(a) !== ids(b)) throw new Error('the two servers list different orders')
-  const path = `/api/v1/orders/${id}`
-  const [c, d] = await Promise.all([get(`${product}${path}`), get(`${baseline}${path}`)])
-  if (JSON.stringify(c) !== JSON.stringify(d)) throw new Error(`the two servers answer ${path} differently`)
+  const [product, baseline, withHeaders] = servers
+  for (const path of [LIST_PATH, `/api/v1/orders/${id}`]) {
+    const [a, b, c] = await Promise.all(servers.map((server) => get(`${server.url}${path}`)))
+    const same = (x: typeof a) =>
+      path === LIST_PATH ? JSON.stringify(x!.body.data?.map((r) => r.id)) : JSON.stringify(x!.body)
+    if (path === LIST_PATH && a!.body.data?.length !== 20) throw new Error('the product lists no 20 orders')
+    if (same(a) !== same(b) || same(a) !== same(c))
+      throw new Error(
+        `${product!.name}, ${baseline!.name} and ${withHeaders!.name} answer ${path} differently`,
+      )
+    if (a!.names !== c!.names)
+      throw new Error(
+        `${withHeaders!.name} answers ${path} with headers ${c!.names}, the product with ${a!.names}`,
+      )
+  }
 }
 
 function loadGeneratorVersion(tool: LoadTool): string {
@@ -119,10 +132,11 @@ async function main(argv: string[]): Promise<number> {
     })
     servers.push(product)
     const baselineArgs = ['bench/baseline-server.ts', '--db', dbPath, '--org', tenant.orgId]
-    const baseline = await startServer('baseline', [BUN, ...baselineArgs], { cwd: ROOT })
-    servers.push(baseline)
+    servers.push(await startServer('baseline', [BUN, ...baselineArgs], { cwd: ROOT }))
+    const withHeaders = [BUN, ...baselineArgs, '--product-headers']
+    servers.push(await startServer('baseline + headers', withHeaders, { cwd: ROOT }))
     const token = await accessToken(product, tenant)
-    await checkSameAnswers(product.url, baseline.url, token, tenant.orderIds[0]!)
+    await checkSameAnswers(servers, token, tenant.orderIds[0]!)
     const measurements: Measurement[] = []
     const headers = { Authorization: `Bearer ${token}` }
     const ids = tenant.orderIds
@@ -131,14 +145,14 @@ async function main(argv: string[]): Promise<number> {
       get: (n: number) => `/api/v1/orders/${ids[n % ids.length]}`,
     }
     for (const endpoint of ENDPOINTS) {
-      const [p, b] = await measureEndpoint(
+      const measured = await measureEndpoint(
         endpoint,
-        { product, baseline },
+        servers,
         { path: paths[endpoint.key], headers },
         schedule,
       )
-      for (const m of [p!, b!]) log(`${m.server} ${endpoint.label}: ${m.load.rps.toFixed(0)} req/s`)
-      measurements.push(p!, b!)
+      for (const m of measured) log(`${m.server} ${endpoint.label}: ${m.load.rps.toFixed(0)} req/s`)
+      measurements.push(...measured)
     }
     console.log(`\n${textTable(measurements, ENDPOINTS)}\n`)
     writeResults(
