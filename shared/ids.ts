@@ -26,6 +26,13 @@ export function uuidv7Bytes(now = Date.now()): Uint8Array {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   // Leave room to count up within the millisecond.
   bytes[9] = bytes[9]! & 0x7f
+  stampV7(bytes, now)
+  last = { ms: now, bytes }
+  return bytes.slice()
+}
+
+/** Writes the millisecond timestamp, version 7 and the RFC 9562 variant into 16 random bytes. */
+function stampV7(bytes: Uint8Array, now: number): Uint8Array {
   let ms = now
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ms % 256
@@ -33,8 +40,7 @@ export function uuidv7Bytes(now = Date.now()): Uint8Array {
   }
   bytes[6] = 0x70 | (bytes[6]! & 0x0f)
   bytes[8] = 0x80 | (bytes[8]! & 0x3f)
-  last = { ms: now, bytes }
-  return bytes.slice()
+  return bytes
 }
 
 function encodeBase32(bytes: Uint8Array): string {
@@ -55,15 +61,7 @@ export function newId(prefix: string, now = Date.now()): string {
  * for identifiers that must not be guessable from a neighbour made in the same millisecond.
  */
 export function randomId(prefix: string, now = Date.now()): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  let ms = now
-  for (let i = 5; i >= 0; i--) {
-    bytes[i] = ms % 256
-    ms = Math.floor(ms / 256)
-  }
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f)
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f)
-  return `${prefix}_${encodeBase32(bytes)}`
+  return `${prefix}_${encodeBase32(stampV7(crypto.getRandomValues(new Uint8Array(16)), now))}`
 }
 
 export function isId(value: unknown, prefix: string): value is string {

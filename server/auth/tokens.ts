@@ -113,9 +113,9 @@ export class TokenVerifier {
     if (header === null) return undefined
     const known = this.knownHeader(header)
     if (known) return known
-    const match = /^Bearer +(\S+)$/i.exec(header.trim())
-    if (!match) return undefined
-    return this.genuine(match[1]!).then(
+    const token = bearerTokenOf(header)
+    if (token === undefined) return undefined
+    return this.genuine(token).then(
       (principal) => this.remember(header, principal),
       () => undefined,
     )
@@ -206,12 +206,17 @@ export class TokenVerifier {
   }
 }
 
+/** The token of `Authorization: Bearer <token>` (RFC 6750 §2.1), or undefined. */
+function bearerTokenOf(header: string | null): string | undefined {
+  return header ? /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())?.[1] : undefined
+}
+
 /** Reads `Authorization: Bearer <token>` (RFC 6750 §2.1). */
 export function bearerToken(header: string | null): string {
-  const match = header ? /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim()) : null
+  const token = bearerTokenOf(header)
   // RFC 6750 §3.1: no bearer token (none, another scheme, or not token68) gets the bare challenge.
-  if (!match) throw unauthorized()
-  return match[1]!
+  if (token === undefined) throw unauthorized()
+  return token
 }
 
 /** 403 unless the principal holds `scope`. */

@@ -8,7 +8,14 @@ import {
 import type { OAuthContext } from './context.ts'
 import { OAuthError } from './errors.ts'
 import { readForm } from './form.ts'
-import { accountStep, currentUser, type InteractionTarget, loginPage, messagePage } from './interaction.ts'
+import {
+  accountStep,
+  currentUser,
+  type InteractionTarget,
+  loginPage,
+  messagePage,
+  readSignedFlow,
+} from './interaction.ts'
 import { AUTHORIZATION_CODE_TTL_S, INTERACTION_TTL_S } from './lifetimes.ts'
 import { html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
@@ -18,20 +25,6 @@ import { formActionSource } from './redirect-uri.ts'
 import { roleScopes } from './roles.ts'
 import { intersectScope } from './scopes.ts'
 import { csrfOk, csrfValue } from './session.ts'
-
-/** The signed hidden field: the authorization request's query, and the user the consent page was shown to. */
-interface SignedRequest {
-  q: string
-  uid?: string
-}
-
-function readSigned(ctx: OAuthContext, value: string | undefined): SignedRequest | null {
-  const data = ctx.signer.verify('authorize', value)
-  if (typeof data !== 'object' || data === null) return null
-  const { q, uid } = data as Record<string, unknown>
-  if (typeof q !== 'string' || (uid !== undefined && typeof uid !== 'string')) return null
-  return { q, ...(uid === undefined ? {} : { uid }) }
-}
 
 function target(ctx: OAuthContext, query: string, req: AuthorizationRequest): InteractionTarget {
   return {
@@ -117,10 +110,10 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
       'The form did not come from this site, or it is too old. Go back to the application and start again.',
       'Cookies must be enabled for this site.',
     )
-  const signed = readSigned(ctx, form.get('request'))
+  const signed = readSignedFlow(ctx, 'authorize', 'q', form.get('request'))
   if (!signed) return messagePage(400, 'This page has expired', 'Go back to the application and start again.')
-  const req = parseAuthorizationRequest(ctx.db, new URLSearchParams(signed.q))
-  const interaction = target(ctx, signed.q, req)
+  const req = parseAuthorizationRequest(ctx.db, new URLSearchParams(signed.flow))
+  const interaction = target(ctx, signed.flow, req)
   const handled = await accountStep(ctx, request, form, interaction)
   if (handled) return handled
   if (form.get('step') !== 'consent') return messagePage(400, 'Unknown step', 'Go back and try again.')

@@ -19,14 +19,9 @@ export interface OAuthContext {
   limits: PageLimits
 }
 
-export function createOAuthContext(options: {
-  db: Database
-  issuer: string
-  tokens: TokenSettings
-  verifier: TokenVerifier
-  clock: () => number
-  log: (error: unknown) => void
-}): OAuthContext {
+export function createOAuthContext(
+  options: Pick<OAuthContext, 'db' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
+): OAuthContext {
   return {
     ...options,
     // One key for the login cookie and the signed hidden fields, kept in the database so that

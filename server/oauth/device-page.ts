@@ -9,7 +9,14 @@ import {
 import type { OAuthContext } from './context.ts'
 import { OAuthError } from './errors.ts'
 import { readForm } from './form.ts'
-import { accountStep, currentUser, type InteractionTarget, loginPage, messagePage } from './interaction.ts'
+import {
+  accountStep,
+  currentUser,
+  type InteractionTarget,
+  loginPage,
+  messagePage,
+  readSignedFlow,
+} from './interaction.ts'
 import { INTERACTION_TTL_S } from './lifetimes.ts'
 import { html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
@@ -27,15 +34,6 @@ function pending(
   if (device?.status !== 'pending' || device.expiresAt <= ctx.clock()) return null
   const client = findClient(ctx.db, device.clientId)
   return client ? { device, client } : null
-}
-
-/** The signed hidden field / `flow` parameter: which device code, and the user the consent page was shown to. */
-function readFlow(ctx: OAuthContext, value: string | null | undefined): { h: string; uid?: string } | null {
-  const data = ctx.signer.verify('device', value)
-  if (typeof data !== 'object' || data === null) return null
-  const { h, uid } = data as Record<string, unknown>
-  if (typeof h !== 'string' || (uid !== undefined && typeof uid !== 'string')) return null
-  return { h, ...(uid === undefined ? {} : { uid }) }
 }
 
 function target(ctx: OAuthContext, hash: string, client: OAuthClient): InteractionTarget {
@@ -94,8 +92,8 @@ function show(ctx: OAuthContext, request: Request): Response {
     const code = normalizeUserCode(typed)
     return codePage(ctx, request, code ? formatUserCode(code) : typed.slice(0, 16))
   }
-  const signed = readFlow(ctx, flow)
-  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.h))
+  const signed = readSignedFlow(ctx, 'device', 'h', flow)
+  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.flow))
   if (!found) return gone()
   const interaction = target(ctx, found.device.hash, found.client)
   const user = currentUser(ctx, request, interaction)
@@ -165,8 +163,8 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
       'Cookies must be enabled for this site.',
     )
   if (form.get('step') === 'code') return enterCode(ctx, request, form.get('user_code') ?? '')
-  const signed = readFlow(ctx, form.get('request'))
-  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.h))
+  const signed = readSignedFlow(ctx, 'device', 'h', form.get('request'))
+  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.flow))
   if (!found) return gone()
   const interaction = target(ctx, found.device.hash, found.client)
   const handled = await accountStep(ctx, request, form, interaction)

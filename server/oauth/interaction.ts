@@ -8,6 +8,26 @@ import { chooseAccountBody, loginBody, messageBody } from './pages/pages.ts'
 import { csrfValue, loggedInUser, loginCookie, logoutCookie } from './session.ts'
 
 /** Where an interaction (an authorization request, or a device's user code) is at, for the login steps. */
+/**
+ * A page's signed hidden field (or `flow` parameter): the flow it continues, a string under `key`
+ * (the authorization request's query, the device code's hash), and the user the consent page was
+ * shown to. Null when the signature, purpose, expiry or shape is wrong.
+ */
+export function readSignedFlow(
+  ctx: OAuthContext,
+  purpose: string,
+  key: string,
+  value: string | null | undefined,
+): { flow: string; uid?: string } | null {
+  const data = ctx.signer.verify(purpose, value)
+  if (typeof data !== 'object' || data === null) return null
+  const fields = data as Record<string, unknown>
+  const flow = fields[key]
+  const uid = fields.uid
+  if (typeof flow !== 'string' || (uid !== undefined && typeof uid !== 'string')) return null
+  return { flow, ...(uid === undefined ? {} : { uid }) }
+}
+
 export interface InteractionTarget {
   /** The path the forms post to. */
   action: string

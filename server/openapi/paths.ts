@@ -3,7 +3,7 @@ import { filterParams } from '../../shared/query/list-params.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { JsonObject } from './json.ts'
 import { names, pascal } from './schemas.ts'
-import { X_QUERY } from './service-paths.ts'
+import { PAGINATION, query, X_QUERY } from './service-paths.ts'
 
 type Operation = JsonObject
 type Parameter = JsonObject
@@ -12,13 +12,6 @@ type PathItem = JsonObject
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]))
-const query = (name: string, schema: JsonObject, description: string): Parameter => ({
-  name,
-  in: 'query',
-  required: false,
-  schema,
-  description,
-})
 const header = (name: string, description: string, required = false): Parameter => ({
   name,
   in: 'header',
@@ -33,16 +26,6 @@ const pathId = (name: string, resource: Resource): Parameter => ({
   schema: { type: 'string', pattern: `^${resource.prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$` },
   description: `${resource.singular} id`,
 })
-
-const PAGINATION: Parameter[] = [
-  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Page size'),
-  query('cursor', { type: 'string' }, 'Opaque cursor from pagination.nextCursor'),
-  query('after', { type: 'string' }, 'Keyset: the id of the record the page starts after'),
-  query('page', { type: 'integer', minimum: 1 }, 'Page number (page style)'),
-  query('per_page', { type: 'integer', minimum: 1, maximum: 100 }, 'Page size (page style)'),
-  query('offset', { type: 'integer', minimum: 0 }, 'Offset (offset style)'),
-  query('include_total', { type: 'boolean' }, 'Count the matching records'),
-]
 
 function valueSchema(resource: Resource, field: string): JsonObject {
   const declared = resource.fields[field]

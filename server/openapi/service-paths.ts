@@ -9,7 +9,7 @@ const jsonBody = (schema: JsonObject, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 })
-const query = (name: string, schema: JsonObject, description: string, required = false) => ({
+export const query = (name: string, schema: JsonObject, description: string, required = false) => ({
   name,
   in: 'query',
   required,
@@ -51,7 +51,8 @@ export const X_QUERY = {
   headers: ['Location', 'Content-Location', 'Accept-Query'],
 }
 
-const PAGE = [
+/** The pagination parameters every paginated list takes (docs/api.md). */
+export const PAGINATION: JsonObject[] = [
   query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Page size'),
   query('cursor', { type: 'string' }, 'Opaque cursor from pagination.nextCursor'),
   query('after', { type: 'string' }, 'Keyset: the id of the record the page starts after'),
@@ -87,7 +88,7 @@ export function searchPaths(prefix: string): Record<string, PathItem> {
           query('collection', { type: 'string' }, 'One collection, listed with its own parameters'),
           query('filter', { type: 'string' }, 'Boolean filter expression (docs/filter-grammar.md)'),
           query('sort', { type: 'string' }, 'created_at or updated_at, - for descending'),
-          ...PAGE,
+          ...PAGINATION,
         ],
         responses: {
           '200': jsonBody(page, 'Hits ({collection, record}) or, with collection, records'),

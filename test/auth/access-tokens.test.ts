@@ -187,6 +187,17 @@ describe('a request with a forged or unusable access token', () => {
     expect(response.status).toBe(200)
   })
 
+  // The server keeps verified tokens by their Authorization header; the cache must not outlive them.
+  it('is 401 once a token it has already accepted expires, sent with the very same header', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2
+    const token = await signWithRealKey({ ...validClaims(), exp })
+    expect((await server.fetch('/api/v1/orders', bearer(token))).status).toBe(200)
+    await Bun.sleep(exp * 1000 - Date.now() + 50)
+    const response = await server.fetch('/api/v1/orders', bearer(token))
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toContain('error_description="the token has expired"')
+  })
+
   it.each(forgeries)('is 401 invalid_token when the token is %s', async (_, forge) => {
     const response = await server.fetch('/api/v1/orders', bearer(await forge()))
     expect(response.status).toBe(401)
