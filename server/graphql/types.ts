@@ -155,9 +155,11 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
       const fallback =
         mode === 'update'
           ? 'unchanged'
-          : field.default === undefined
-            ? 'required'
-            : `${JSON.stringify(field.default)}`
+          : mode === 'create' && field.defaultToCaller
+            ? "the token's user (null for a client token)"
+            : field.default === undefined
+              ? 'required'
+              : `${JSON.stringify(field.default)}`
       fields[name] = {
         type: required ? new GraphQLNonNull(type) : type,
         description: required ? undefined : `When omitted: ${fallback}.`,

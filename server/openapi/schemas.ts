@@ -23,6 +23,9 @@ function writableProperties(resource: Resource): Record<string, Schema> {
     const schema = plain(field.schema)
     properties[name] = field.nullable ? { oneOf: [schema, { type: 'null' }] } : schema
     if (field.default !== undefined && field.default !== null) properties[name]!.default = field.default
+    if (field.defaultToCaller)
+      properties[name]!.description =
+        'On create, when omitted: the user the token was issued for (null for a client-credentials token).'
   }
   return properties
 }

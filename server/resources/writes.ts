@@ -55,6 +55,25 @@ function checkRelations(
   }
 }
 
+/** What every write of `resource` needs, checked before anything else (and before a replay). */
+export function authorizeWrite(principal: Principal, resource: Resource): void {
+  if (!resource.writable) throw readOnly(resource)
+  requireScope(principal, resource.scopes.write)
+}
+
+/** Fields declared `defaultToCaller` that a create leaves out: the token's user, or null for a client. */
+function fillCallerDefaults(
+  resource: Resource,
+  principal: Principal,
+  body: unknown,
+  values: Record<string, unknown>,
+): void {
+  for (const name of resource.callerDefaultFields) {
+    if (Object.hasOwn(body as object, name)) continue
+    values[name] = principal.kind === 'user' ? principal.subject : null
+  }
+}
+
 export function createRecord(
   ctx: EngineContext,
   principal: Principal,
@@ -62,9 +81,9 @@ export function createRecord(
   body: unknown,
   parent?: ParentRef,
 ): Entity {
-  if (!resource.writable) throw readOnly(resource)
-  requireScope(principal, resource.scopes.write)
+  authorizeWrite(principal, resource)
   const values = validateBody(resource, body, 'create')
+  fillCallerDefaults(resource, principal, body, values)
   return ctx.db
     .transaction(() => {
       if (parent) {

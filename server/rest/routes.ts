@@ -13,11 +13,18 @@ import { queryHandler, storedQueryTable, storedResultTable } from '../query/hand
 import { ACCEPT_QUERY } from '../query/media.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { entityTag, parseTagList } from '../resources/etag.ts'
+import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { getRecord, listRecords } from '../resources/reads.ts'
-import { bulkDeleteRecords, createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
+import {
+  authorizeWrite,
+  bulkDeleteRecords,
+  createRecord,
+  deleteRecord,
+  updateRecord,
+} from '../resources/writes.ts'
 import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
 import { allowedMethods, type MethodTable, pickHandler, type RouteRequest, withNext } from './handler.ts'
-import { withIdempotency } from './idempotency.ts'
+import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 import { searchRequest } from './search.ts'
 
 export interface RestDeps {
@@ -78,12 +85,20 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   table.POST = async ({ request, url, params, principal }) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     const body = toBase(version, resource, await readJsonBody(request))
-    return withIdempotency(engine.db, engine.clock, request, principal, url.pathname, body, () => {
-      const entity = createRecord(engine, principal, resource, body, parentOf(resource, params))
-      return entityJson(201, fromBase(version, resource, entity), {
-        Location: `${prefix}/${resource.name}/${entity.id as string}`,
-      })
-    })
+    const parent = parentOf(resource, params)
+    const answer = runIdempotent(
+      engine,
+      principal,
+      idempotencyKeyOf(request, url.pathname, body),
+      () => authorizeWrite(principal, resource),
+      () => {
+        const entity = createRecord(engine, principal, resource, body, parent)
+        return entityAnswer(201, fromBase(version, resource, entity), {
+          Location: `${prefix}/${resource.name}/${entity.id as string}`,
+        })
+      },
+    )
+    return idempotentResponse(answer)
   }
   table.DELETE = ({ url, params, principal }) => {
     const query = bulkDeleteQuery(resource, url)
@@ -106,21 +121,22 @@ function ifMatch(request: Request): string[] | undefined {
 }
 
 /** A record as the answer to a write, with the ETag a following If-Match can use. */
-function entityJson(
+function entityAnswer(
   status: number,
   entity: Record<string, unknown>,
   headers: Record<string, string> = {},
-): Response {
-  const text = JSON.stringify(entity)
-  return new Response(text, {
+): StoredResponse {
+  const body = JSON.stringify(entity)
+  return {
     status,
     headers: {
       'Content-Type': JSON_TYPE,
-      ETag: entityTag(text),
+      ETag: entityTag(body),
       'Last-Modified': new Date(entity.updatedAt as string).toUTCString(),
       ...headers,
     },
-  })
+    body,
+  }
 }
 
 function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
@@ -155,7 +171,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
         tags,
         represent,
       )
-      return entityJson(200, represent(entity))
+      const { body: text, ...init } = entityAnswer(200, represent(entity))
+      return new Response(text, init)
     }
   table.PUT = update('replace')
   table.PATCH = update('patch')

@@ -1,94 +1,73 @@
 import type { Database } from './db.ts'
 import { isoNow } from './time.ts'
 
-/** Contract: a key is kept 24 hours per organization and client. */
+/** Contract: a key is kept 24 hours per organization, client and user, then purged. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
-/** A request still marked in flight after this long is taken to have died with its process. */
-export const IN_FLIGHT_TTL_MS = 60 * 1000
 
+/** The answer a key replays: status, headers and body, exactly as first sent. */
 export interface StoredResponse {
   status: number
   headers: Record<string, string>
   body: string
 }
 
-export type Claim =
-  | { state: 'new' }
-  | { state: 'replay'; response: StoredResponse }
-  | { state: 'mismatch' }
-  | { state: 'in-flight' }
-
-interface KeyRow {
-  request_hash: string
-  state: string
-  status: number | null
-  headers: string | null
-  body: string | null
-  created_at: string
-  updated_at: string
-}
-
+/** Whose key it is: the same key string from another user or client is another key. */
 export interface KeyId {
   orgId: string
   clientId: string
+  /** The user a token was issued for, or the client itself for a client-credentials token. */
+  subject: string
   key: string
 }
 
-/** Looks the key up and, when it is free, marks it in flight (committed, so other instances see it). */
-export function claimKey(db: Database, id: KeyId, requestHash: string, now: number): Claim {
-  return db
-    .transaction((): Claim => {
-      const row = db
-        .query('SELECT * FROM idempotency_keys WHERE org_id = ? AND client_id = ? AND key = ?')
-        .get(id.orgId, id.clientId, id.key) as KeyRow | null
-      const expired =
-        row !== null &&
-        (Date.parse(row.created_at) < now - IDEMPOTENCY_TTL_MS ||
-          (row.state === 'pending' && Date.parse(row.updated_at) < now - IN_FLIGHT_TTL_MS))
-      if (row && !expired) {
-        if (row.request_hash !== requestHash) return { state: 'mismatch' }
-        if (row.state === 'pending') return { state: 'in-flight' }
-        return {
-          state: 'replay',
-          response: { status: row.status!, headers: JSON.parse(row.headers!), body: row.body! },
-        }
-      }
-      const at = isoNow(now)
-      db.query(
-        `INSERT INTO idempotency_keys (org_id, client_id, key, request_hash, state, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'pending', ?, ?)
-         ON CONFLICT (org_id, client_id, key) DO UPDATE SET request_hash = excluded.request_hash,
-           state = 'pending', status = NULL, headers = NULL, body = NULL,
-           created_at = excluded.created_at, updated_at = excluded.updated_at`,
-      ).run(id.orgId, id.clientId, id.key, requestHash, at, at)
-      return { state: 'new' }
-    })
-    .immediate()
+export interface StoredAnswer {
+  requestHash: string
+  response: StoredResponse
 }
 
-export function completeKey(db: Database, id: KeyId, response: StoredResponse, now: number): void {
+interface KeyRow {
+  request_hash: string
+  status: number
+  headers: string
+  body: string
+}
+
+/** The committed answer of a live key (younger than 24 hours), or null. */
+export function findAnswer(db: Database, id: KeyId, now: number): StoredAnswer | null {
+  const row = db
+    .query(
+      `SELECT request_hash, status, headers, body FROM idempotency_keys
+       WHERE org_id = ? AND client_id = ? AND subject = ? AND key = ? AND created_at >= ?`,
+    )
+    .get(id.orgId, id.clientId, id.subject, id.key, isoNow(now - IDEMPOTENCY_TTL_MS)) as KeyRow | null
+  if (row === null) return null
+  return {
+    requestHash: row.request_hash,
+    response: { status: row.status, headers: JSON.parse(row.headers), body: row.body },
+  }
+}
+
+/**
+ * Keeps the answer of a key. Called inside the transaction of the write it answers, so the record
+ * and its answer commit together or not at all. A row past its lifetime that housekeeping has not
+ * purged yet is replaced.
+ */
+export function saveAnswer(db: Database, id: KeyId, answer: StoredAnswer, now: number): void {
   db.query(
-    `UPDATE idempotency_keys SET state = 'done', status = ?, headers = ?, body = ?, updated_at = ?
-     WHERE org_id = ? AND client_id = ? AND key = ?`,
+    `INSERT INTO idempotency_keys (org_id, client_id, subject, key, request_hash, status, headers, body, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (org_id, client_id, subject, key) DO UPDATE SET request_hash = excluded.request_hash,
+       status = excluded.status, headers = excluded.headers, body = excluded.body,
+       created_at = excluded.created_at`,
   ).run(
-    response.status,
-    JSON.stringify(response.headers),
-    response.body,
-    isoNow(now),
     id.orgId,
     id.clientId,
+    id.subject,
     id.key,
+    answer.requestHash,
+    answer.response.status,
+    JSON.stringify(answer.response.headers),
+    answer.response.body,
+    isoNow(now),
   )
-}
-
-/** Frees a key whose request failed, so that the client may retry with a corrected body. */
-export function releaseKey(db: Database, id: KeyId): void {
-  db.query(
-    "DELETE FROM idempotency_keys WHERE org_id = ? AND client_id = ? AND key = ? AND state = 'pending'",
-  ).run(id.orgId, id.clientId, id.key)
-}
-
-/** Drops keys past their lifetime. */
-export function purgeKeys(db: Database, now: number): void {
-  db.query('DELETE FROM idempotency_keys WHERE created_at < ?').run(isoNow(now - IDEMPOTENCY_TTL_MS))
 }

@@ -8,7 +8,8 @@ export const comments = defineResource({
   parent: { collection: 'posts', field: 'postId' },
   fields: {
     postId: reference('posts', 'pst', { readOnly: true, filter: 'eq' }),
-    authorId: reference('users', 'usr', { filter: 'eq' }),
+    // Contract: `text` alone is a valid create; the author defaults to the token's user.
+    authorId: reference('users', 'usr', { filter: 'eq', nullable: true, defaultToCaller: true }),
     text: text({ max: 10_000, search: true }),
   },
 })

@@ -28,6 +28,8 @@ export interface Resource extends Required<Omit<ResourceInput, 'parent'>> {
   filterable: string[]
   sortable: string[]
   searchable: string[]
+  /** Fields a create that leaves them out fills with the caller: the token's user, null for a client. */
+  callerDefaultFields: string[]
   /** Event type stem (`line_item`), as in `line_item.created`. */
   eventName: string
 }
@@ -56,6 +58,7 @@ export function defineResource(input: ResourceInput): Resource {
     filterable: names.filter((n) => fields[n]!.filter !== undefined),
     sortable: ['createdAt', 'updatedAt', ...names.filter((n) => fields[n]!.sort)],
     searchable: names.filter((n) => fields[n]!.search),
+    callerDefaultFields: names.filter((n) => fields[n]!.defaultToCaller),
     eventName: snakeCase(input.singular),
   }
 }

@@ -26,6 +26,11 @@ export interface Field {
   references?: string
   /** Unique within the organization. */
   unique: boolean
+  /**
+   * On create, an omitted value is the user the token was issued for, or null for a
+   * client-credentials token (a comment's author). PUT resets it to null like any nullable field.
+   */
+  defaultToCaller: boolean
   /** Enum values, for `enum` fields. */
   values?: readonly string[]
 }
@@ -39,6 +44,7 @@ interface FieldOptions {
   sort?: boolean
   search?: boolean
   unique?: boolean
+  defaultToCaller?: boolean
 }
 
 function field(kind: FieldKind, schema: TSchema, options: FieldOptions, extra: Partial<Field> = {}): Field {
@@ -54,6 +60,7 @@ function field(kind: FieldKind, schema: TSchema, options: FieldOptions, extra: P
     sort: options.sort ?? false,
     search: options.search ?? false,
     unique: options.unique ?? false,
+    defaultToCaller: options.defaultToCaller ?? false,
     ...extra,
   }
 }

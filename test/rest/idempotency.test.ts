@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createClient } from '../../server/store/clients.ts'
+import { CLI_CLIENT_ID, createClient } from '../../server/store/clients.ts'
+import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { countRows, expectError, productBody, readJson } from './fixtures.ts'
 
@@ -31,9 +32,10 @@ const headersOf = (response: Response) => {
 interface KeyRow {
   org_id: string
   client_id: string
+  subject: string
   key: string
   request_hash: string
-  state: string
+  status: number
 }
 
 const keyRow = (t: Tenant, key: string) =>
@@ -41,15 +43,18 @@ const keyRow = (t: Tenant, key: string) =>
     .query('SELECT * FROM idempotency_keys WHERE org_id = ? AND client_id = ? AND key = ?')
     .get(t.orgId, t.clientId, key) as KeyRow | null
 
-/** What another instance leaves behind while it processes the same request: a pending key. */
-function insertPending(t: Tenant, key: string, requestHash: string, age = 0) {
-  const at = new Date(Date.now() - age).toISOString()
-  server.db
-    .query(
-      `INSERT INTO idempotency_keys (org_id, client_id, key, request_hash, state, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
-    )
-    .run(t.orgId, t.clientId, key, requestHash, at, at)
+/** A client-credentials token of an existing client, narrowed to `scope`. */
+async function tokenOf(clientId: string, secret: string, scope: string): Promise<string> {
+  const response = await server.fetch('/oauth/token', {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
+  })
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { access_token: string }).access_token
 }
 
 describe('POST /api/v1/products with Idempotency-Key', () => {
@@ -93,26 +98,67 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     expect(countRows(server.db, 'products', acme.orgId)).toBe(rows)
   })
 
-  it('answers 409 CONFLICT naming Idempotency-Key while the same request is in flight elsewhere', async () => {
-    const body = productBody()
+  it('creates one record for concurrent requests with one key; the others replay its answer', async () => {
     const key = newKey()
-    insertPending(acme, key, await fingerprintOf(body))
+    const body = productBody()
     const rows = countRows(server.db, 'products', acme.orgId)
-    const response = await postProduct(acme, key, body)
-    await expectError(response, 409, 'CONFLICT', ['Idempotency-Key'])
-    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows)
-    expect(keyRow(acme, key)!.state).toBe('pending')
+    const answers = await Promise.all(Array.from({ length: 12 }, () => postProduct(acme, key, body)))
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201))
+    const ids = new Set(await Promise.all(answers.map(async (a) => (await readJson(a)).id)))
+    expect(ids.size).toBe(1)
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1)
+    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows + 1)
   })
 
-  it('takes over a key whose first request died: pending for more than a minute', async () => {
+  it('commits the record and its stored answer together: when the answer cannot be kept, no record is made', async () => {
+    // A trigger makes storing this key's answer fail, as a crash between the two would.
+    server.db.run(`CREATE TRIGGER refuse_answer_insert BEFORE INSERT ON idempotency_keys
+      WHEN NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'no room'); END`)
+    server.db.run(`CREATE TRIGGER refuse_answer_update BEFORE UPDATE ON idempotency_keys
+      WHEN NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'no room'); END`)
+    const key = `atomic-${newKey()}`
     const body = productBody()
-    const hash = await fingerprintOf(body)
+    const rows = countRows(server.db, 'products', acme.orgId)
+    const events = countRows(server.db, 'events', acme.orgId)
+    try {
+      const failed = await postProduct(acme, key, body)
+      expect(failed.status).toBe(500)
+      expect(countRows(server.db, 'products', acme.orgId)).toBe(rows)
+      expect(countRows(server.db, 'events', acme.orgId)).toBe(events)
+    } finally {
+      server.db.run('DROP TRIGGER refuse_answer_insert')
+      server.db.run('DROP TRIGGER refuse_answer_update')
+    }
+    // Nothing was left pending: the retry performs the write, once.
+    const retried = await postProduct(acme, key, body)
+    expect(retried.status).toBe(201)
+    expect(retried.headers.get('idempotent-replayed')).toBeNull()
+    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows + 1)
+    expect((await postProduct(acme, key, body)).headers.get('idempotent-replayed')).toBe('true')
+  })
+
+  it('checks a replay like a first request: a token of the same client without write:products gets 403', async () => {
     const key = newKey()
-    insertPending(acme, key, hash, 2 * 60_000)
-    const response = await postProduct(acme, key, body)
-    expect(response.status).toBe(201)
+    const body = productBody()
+    expect((await postProduct(acme, key, body)).status).toBe(201)
+    const readOnly = await tokenOf(acme.clientId, acme.clientSecret, 'read:products')
+    const response = await server.fetch('/api/v1/products', {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${readOnly}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': key,
+      },
+      body: JSON.stringify(body),
+    })
+    await expectError(response, 403, 'FORBIDDEN', ['scope'])
     expect(response.headers.get('idempotent-replayed')).toBeNull()
-    expect(keyRow(acme, key)!.state).toBe('done')
+  })
+
+  it('keeps no row for a request that failed', async () => {
+    const key = newKey()
+    await postProduct(acme, key, { ...productBody(), price: 'free' })
+    expect(keyRow(acme, key)).toBeNull()
   })
 
   it('frees the key of a request that failed validation, so a corrected retry creates the record', async () => {
@@ -161,6 +207,29 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     expect((await readJson(response)).id).not.toBe(mine.id)
   })
 
+  it('keeps keys per user: two users of one client sending one key and body each create their own record', async () => {
+    const org = await orgWithUsers(server, 'Idempotent Users')
+    const cli = await discover(server, CLI_CLIENT_ID)
+    const login = (email: string) => codeFlow(server, cli, 'http://127.0.0.1:5000/callback', email)
+    const [admin, member] = [await login(org.admin.email), await login(org.member.email)]
+    const key = newKey()
+    const post = (token: string) =>
+      server.fetch('/api/v1/posts', {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': key,
+        },
+        body: JSON.stringify({ authorId: org.admin.id, title: 'Same key, two people' }),
+      })
+    const first = await post(admin.access_token)
+    const second = await post(member.access_token)
+    expect([first.status, second.status]).toEqual([201, 201])
+    expect(second.headers.get('idempotent-replayed')).toBeNull()
+    expect((await readJson(second)).id).not.toBe((await readJson(first)).id)
+  })
+
   it('starts afresh after 24 hours', async () => {
     const key = newKey()
     const body = productBody()
@@ -181,17 +250,6 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     await expectError(await postProduct(acme, key, productBody()), 400, 'BAD_REQUEST', ['Idempotency-Key'])
   })
 })
-
-/**
- * The fingerprint the server keeps for `body`, learnt from a completed request under a throw-away
- * key; the record it made is deleted again so that the same body can be created once more.
- */
-async function fingerprintOf(body: Record<string, unknown>): Promise<string> {
-  const probe = newKey()
-  const created = await readJson(await postProduct(acme, probe, body))
-  expect((await acme.fetch(`/api/v1/products/${created.id}`, { method: 'DELETE' })).status).toBe(204)
-  return keyRow(acme, probe)!.request_hash
-}
 
 /** A second confidential client of an organization, as a fetch with its own token. */
 async function clientOf(orgId: string) {

@@ -1,0 +1,67 @@
+import { ApiError } from '../../shared/errors.ts'
+import type { Principal } from '../auth/tokens.ts'
+import { findAnswer, type KeyId, type StoredResponse, saveAnswer } from '../store/idempotency.ts'
+import type { EngineContext } from './context.ts'
+
+export type { StoredResponse } from '../store/idempotency.ts'
+
+/** An `Idempotency-Key` as a front door read it: the key, and a fingerprint of the request it came with. */
+export interface IdempotencyKey {
+  key: string
+  fingerprint: string
+}
+
+export interface IdempotentAnswer {
+  response: StoredResponse
+  /** True when the answer is the stored one of an earlier request with the same key. */
+  replayed: boolean
+}
+
+function reusedWithAnotherRequest(): ApiError {
+  return new ApiError('VALIDATION_ERROR', 'This Idempotency-Key was used with another request body.', [
+    { field: 'Idempotency-Key', message: 'was already used with a different body' },
+  ])
+}
+
+/**
+ * Performs a write at most once per key (contract, `Idempotency-Key`). Any front door can use it:
+ * REST creates today, actions and mutations alike.
+ *
+ * - `authorize` runs first on every request, replays included: a replay passes the same checks as
+ *   a first request, with the principal's scopes and role as they are now.
+ * - `perform` runs the write and renders its answer in one transaction with the key's row. After a
+ *   crash a retry finds both (and replays) or neither (and performs the write once); no key is ever
+ *   left pending. Concurrent requests with one key queue on the database's write lock: the first
+ *   performs the write and the others replay it.
+ * - Only 2xx answers are kept: a failed write rolls back and leaves the key free for a corrected retry.
+ */
+export function runIdempotent(
+  ctx: EngineContext,
+  principal: Principal,
+  key: IdempotencyKey | undefined,
+  authorize: () => void,
+  perform: () => StoredResponse,
+): IdempotentAnswer {
+  authorize()
+  if (key === undefined) return { response: perform(), replayed: false }
+  const id: KeyId = {
+    orgId: principal.orgId,
+    clientId: principal.clientId,
+    subject: principal.subject,
+    key: key.key,
+  }
+  return ctx.db
+    .transaction((): IdempotentAnswer => {
+      const now = ctx.clock()
+      const found = findAnswer(ctx.db, id, now)
+      if (found) {
+        if (found.requestHash !== key.fingerprint) throw reusedWithAnotherRequest()
+        return { response: found.response, replayed: true }
+      }
+      const response = perform()
+      if (response.status >= 200 && response.status < 300)
+        saveAnswer(ctx.db, id, { requestHash: key.fingerprint, response }, now)
+      return { response, replayed: false }
+    })
+    .immediate()
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrate } from 'bun-sqlite-migrations'
+import { migrateDatabase, openDatabase } from '../../server/store/db.ts'
+import { MIGRATIONS } from '../../server/store/migrations.ts'
+import { newId } from '../../shared/ids.ts'
+
+describe('migration 4 (idempotency keys per user, optional comment authors)', () => {
+  it('keeps every comment, its full-text index and its author when it upgrades a version-3 database', () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'api-migrate-')), 'api.db'))
+    migrate(db, MIGRATIONS, 3)
+    const now = new Date().toISOString()
+    const org = newId('org', Date.now())
+    const user = newId('usr', Date.now())
+    const post = newId('pst', Date.now())
+    const comment = newId('cmt', Date.now())
+    db.run('INSERT INTO orgs (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [org, 'Old', now, now])
+    db.run(
+      "INSERT INTO users (id, org_id, name, email, role, created_at, updated_at) VALUES (?, ?, 'Ann', 'ann@example.com', 'member', ?, ?)",
+      [user, org, now, now],
+    )
+    db.run(
+      "INSERT INTO posts (id, org_id, author_id, title, body, published, created_at, updated_at) VALUES (?, ?, ?, 'T', '', 0, ?, ?)",
+      [post, org, user, now, now],
+    )
+    db.run(
+      "INSERT INTO comments (id, org_id, post_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, 'kept across the upgrade', ?, ?)",
+      [comment, org, post, user, now, now],
+    )
+
+    expect(migrateDatabase(db)).toBe(MIGRATIONS.length)
+
+    const found = db
+      .query(
+        "SELECT c.id, c.author_id FROM comments_fts f JOIN comments c ON c.rowid = f.rowid WHERE comments_fts MATCH 'upgrade'",
+      )
+      .all()
+    expect(found).toEqual([{ id: comment, author_id: user }])
+    db.run(
+      "INSERT INTO comments (id, org_id, post_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, NULL, 'no author', ?, ?)",
+      [newId('cmt', Date.now()), org, post, now, now],
+    )
+    expect(
+      db.query("SELECT count(*) AS n FROM comments_fts WHERE comments_fts MATCH 'author'").get(),
+    ).toEqual({
+      n: 1,
+    })
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    expect(db.query('PRAGMA foreign_key_check').all()).toEqual([])
+  })
+})
