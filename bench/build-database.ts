@@ -1,4 +1,5 @@
-import { existsSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { systemPrincipal } from '../server/admin/system.ts'
 import type { EngineContext } from '../server/resources/context.ts'
 import { CursorCodec } from '../server/resources/cursor.ts'
@@ -76,6 +77,8 @@ export function ensureDatabase(path: string, log: (line: string) => void): void 
     log(`reusing ${path}`)
     return
   }
+  // openDatabase creates no directory; the cache's is made here, on the first build.
+  mkdirSync(dirname(path), { recursive: true })
   const building = `${path}.building`
   for (const file of [building, `${building}-wal`, `${building}-shm`]) rmSync(file, { force: true })
   const started = performance.now()

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia'
 import { notFound } from '../shared/errors.ts'
+import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
-import { revocationCheck } from './auth/revocation.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
 import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.ts'
 import { isJsonType } from './http/body.ts'
 import { createEdge } from './http/edge.ts'
-import { checkJsonDepth } from './http/limits.ts'
+import { checkJsonText } from './http/json-text.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
@@ -31,12 +31,17 @@ export interface AppOptions {
   logger?: Logger
   /** Where unexpected errors go instead of the logger's error lines. */
   log?: (error: unknown) => void
-  /** Requests a minute per token, or per address without one; 0 turns limits off. */
+  /**
+   * Requests a minute per client and user (whatever their token), or per address without one;
+   * 0 turns limits off.
+   */
   rateLimit?: number
   /** `--production`: no GraphQL introspection, no development pages. */
   production?: boolean
   /** Origins allowed to call the API from a browser (`--cors-origin`, server/http/cors.ts). */
   corsOrigins?: readonly string[]
+  /** Longest pause while a request body arrives before it is 408 (server/http/limits.ts). */
+  bodyIdleTimeoutMs?: number
 }
 
 export interface App {
@@ -54,12 +59,21 @@ export interface App {
   inFlight: () => number
 }
 
-/** GraphQL reads its own JSON; the depth bound (server/http/limits.ts) holds there too. */
-async function depthChecked(request: Request): Promise<Request> {
+/**
+ * GraphQL reads its own JSON; the checks of every JSON body (server/http/json-text.ts: depth,
+ * repeated member names) hold on the whole request there too, variables included.
+ */
+async function jsonChecked(request: Request): Promise<Request> {
   if (request.method !== 'POST' || !isJsonType(request.headers.get('content-type'))) return request
   const text = await request.text()
-  checkJsonDepth(text)
-  return new Request(request.url, { method: request.method, headers: request.headers, body: text })
+  checkJsonText(text)
+  // The signal goes along: an event stream ends when its client goes away.
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: text,
+    signal: request.signal,
+  })
 }
 
 /** Builds the whole HTTP application over one database. */
@@ -76,7 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     audience: baseUrl,
     keys,
     clock,
-    revoked: revocationCheck(db),
+    current: currentAccess(db),
   }
   const verifier = new TokenVerifier(tokens)
   const engine: EngineContext = { db, clock, cursors: new CursorCodec(instanceSecret(db, 'cursor_key')) }
@@ -99,18 +113,21 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
   mountHealth(app, db, () => draining)
   mountDocs(app)
-  const graphql = createGraphQL({ engine, verifier, log, production: options.production })
-  app.all('/graphql', async ({ request }) => graphql.fetch(await depthChecked(request)), { parse: 'none' })
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
+  // One quota for HTTP requests and GraphQL operations over WebSocket.
+  const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined
+  const graphql = createGraphQL({ engine, verifier, limiter, log, production: options.production })
+  app.all('/graphql', async ({ request }) => graphql.fetch(await jsonChecked(request)), { parse: 'none' })
   app.compile()
 
-  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   const edge = createEdge({
     handle: (request) => app.fetch(request),
     logger,
     clock,
     verifier,
-    limiter: rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined,
+    limiter,
     corsOrigins: options.corsOrigins ?? [],
+    bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
   })
   return {
     tokens,

@@ -1,4 +1,6 @@
 #!/usr/bin/env bun
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { cac } from 'cac'
 import { ALL_SCOPES } from '../shared/resources/index.ts'
 import { seed } from './admin/seed.ts'
@@ -11,7 +13,7 @@ import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { createClient, GRANT_TYPES, type GrantType } from './store/clients.ts'
 import { type Database, migrateDatabase, openDatabase } from './store/db.ts'
-import { createOrg, findOrg } from './store/orgs.ts'
+import { createUniqueOrg } from './store/orgs.ts'
 
 const DEFAULT_DB = './data/api.db'
 
@@ -21,6 +23,17 @@ interface Io {
   out: (line: string) => void
   err: (line: string) => void
   env: Record<string, string | undefined>
+}
+
+/**
+ * The database path to use. Only the default directory (`./data`) is created on demand: a `--db`
+ * in a directory that does not exist is a mistake to report (openDatabase names it), not a new
+ * empty database to start.
+ */
+function databasePath(path: string): string {
+  if (path !== ':memory:' && resolve(dirname(path)) === resolve(dirname(DEFAULT_DB)))
+    mkdirSync(dirname(path), { recursive: true })
+  return path
 }
 
 function withDb<T>(path: string, run: (db: Database) => T): T {
@@ -66,7 +79,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const print = (json: boolean, value: Record<string, unknown>, text: string) =>
     io.out(json ? JSON.stringify(value) : text)
   const dbOf = (options: Record<string, unknown>) =>
-    optionalText(options, 'db', argv) ?? io.env.API_DB ?? DEFAULT_DB
+    databasePath(optionalText(options, 'db', argv) ?? io.env.API_DB ?? DEFAULT_DB)
   let status = 0
   const required = (options: Record<string, unknown>, name: string) => requiredText(options, name, argv)
 
@@ -89,7 +102,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .option(
       '--rate-limit <n>',
-      `Requests a minute per token, or per address without one; 0 turns limits off (env API_RATE_LIMIT, default ${DEFAULT_RATE_LIMIT})`,
+      `Requests a minute per client and user (whatever their token), or per address without one; 0 turns limits off (env API_RATE_LIMIT, default ${DEFAULT_RATE_LIMIT})`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (env API_LOG_LEVEL, default info)`)
     .action(async (options) => {
@@ -169,11 +182,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (action !== 'create')
         throw new UsageError(`unknown action "org ${action}" (try: org create --name N)`)
       const name = required(options, 'name')
-      const org = withDb(dbOf(options), (db) => {
-        if (findOrg(db, name))
-          throw new UsageError(`an organization named ${JSON.stringify(name)} exists already`)
-        return createOrg(db, name)
-      })
+      const org = withDb(dbOf(options), (db) => createUniqueOrg(db, name))
       print(options.json, { id: org.id }, `created organization ${org.name}: ${org.id}`)
     })
 
@@ -294,6 +303,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const message = error instanceof Error ? error.message : String(error)
     io.err(`api-server: ${message}`)
     const name = (error as { name?: string })?.name
+    // 2 when the command line itself is wrong; 1 for the rest (a name taken, a file SQLite cannot use).
     status = error instanceof UsageError || name === 'CACError' || name === 'AdminInputError' ? 2 : 1
   }
   return status

@@ -3,6 +3,7 @@ import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
 import { MAX_BODY_BYTES } from './http/limits.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
 import { migrateDatabase, openDatabase } from './store/db.ts'
 
@@ -15,11 +16,18 @@ export interface ServeOptions {
   production?: boolean
   /** Origins allowed to call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[]
-  /** Requests a minute per token, or per address without one (`--rate-limit`); 0 turns limits off. */
+  /** Longest pause while a request body arrives before it is 408 (default 5 s; tests shorten it). */
+  bodyIdleTimeoutMs?: number
+  /**
+   * Requests a minute per client and user (whatever their token), or per address without one
+   * (`--rate-limit`); 0 turns limits off.
+   */
   rateLimit?: number
   /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
   logLevel?: LogLevel
   logger?: Logger
+  /** When and how much expired data is purged (docs/operations.md, "Housekeeping"); tests shorten it. */
+  housekeeping?: Partial<HousekeepingOptions>
   /** Printed once listening, for people; tests read the port from it. */
   out?: (line: string) => void
 }
@@ -75,19 +83,22 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     baseUrl: baseUrl!.replace(/\/+$/, ''),
     production: options.production,
     corsOrigins: options.corsOrigins,
+    bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     logger,
   })
   fetchHandler = app.fetch
+  const housekeeping = startHousekeeping(db, logger, Date.now, options.housekeeping)
   const url = `http://${hostForUrl}:${server.port}`
   options.out?.(`api-server listening on ${url} (database ${options.db})`)
   return {
     url,
     port: server.port!,
     stop: async () => {
-      // Shutdown (docs/operations.md): not ready any more, subscriptions end (streams complete,
-      // sockets close; stop() would wait for them), no new connections, requests in flight finish,
-      // then the WAL is checkpointed into the database file and the database closed.
+      // Shutdown (docs/operations.md): housekeeping stops, not ready any more, subscriptions end
+      // (streams complete, sockets close; stop() would wait for them), no new connections, requests
+      // in flight finish, then the WAL is checkpointed into the database file and the database closed.
+      housekeeping.stop()
       app?.drain()
       app?.close()
       await server.stop()

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
+  /** A request body that stopped arriving (docs/api.md, "Broken request bodies"). */
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,

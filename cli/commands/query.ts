@@ -27,6 +27,9 @@ export async function query(ctx: Context, spec: string, options: Record<string, 
     type = 'application/x-www-form-urlencoded'
   } else {
     body = await readData(ctx.io, String(options[kind]))
+    // RFC 9535 allows no blank around a JSONPath query and the server holds to it; the newline
+    // that ends a file (`--jsonpath @q.jsonpath`) or an `echo` into `@-` is not part of the query.
+    if (kind === 'jsonpath') body = body.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')
     type = { sql: 'application/sql', jsonpath: 'application/jsonpath', json: 'application/json' }[kind]
   }
   const answer = await ctx

@@ -8,7 +8,7 @@ import type { Database } from '../store/db.ts'
 import { createOrg, findOrg } from '../store/orgs.ts'
 import { hasUser } from '../store/passwords.ts'
 import { systemPrincipal } from './system.ts'
-import { AdminInputError, adminEngine, createUser } from './users.ts'
+import { AdminConflictError, adminEngine, createUser } from './users.ts'
 
 /** Demo logins. Fixed so that the README's tour can name them; only for demo databases. */
 export const DEMO_USERS = [
@@ -42,7 +42,7 @@ export interface SeedResult {
 export async function seed(db: Database): Promise<SeedResult> {
   const acme = findOrg(db, 'Acme')
   if (acme && !hasUser(db, acme.id, DEMO_USERS[0].email)) {
-    throw new AdminInputError(
+    throw new AdminConflictError(
       'an organization named Acme exists without the demo data; seed a fresh database',
     )
   }

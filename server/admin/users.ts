@@ -15,6 +15,11 @@ export class AdminInputError extends Error {
   override name = 'AdminInputError'
 }
 
+/** Well-formed input the database refuses (a name or e-mail address taken): a failure, exit 1. */
+export class AdminConflictError extends Error {
+  override name = 'AdminConflictError'
+}
+
 export function adminEngine(db: Database): EngineContext {
   // Admin commands never page, so their cursor key need not be the instance's.
   return { db, clock: Date.now, cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))) }
@@ -50,9 +55,8 @@ export async function createUser(
     return { id, orgId: org.id }
   } catch (error) {
     if (error instanceof ApiError) {
-      throw new AdminInputError(
-        error.details.map((d) => `${d.field} ${d.message}`).join('; ') || error.message,
-      )
+      const reason = error.details.map((d) => `${d.field} ${d.message}`).join('; ') || error.message
+      throw error.code === 'CONFLICT' ? new AdminConflictError(reason) : new AdminInputError(reason)
     }
     throw error
   }

@@ -26,9 +26,11 @@ export interface TokenSettings {
   clock?: () => number
   /**
    * Asked on every request, cached token or not, so that revocation (RFC 7009), a reused refresh
-   * token or a reused code takes effect at once for the access tokens already issued.
+   * token or a reused code takes effect at once for the access tokens already issued, and a
+   * user's role caps their token's scopes as it is now: what the token stands for now, null when
+   * revoked (server/auth/current-access.ts). Without it a token stands for what it was issued with.
    */
-  revoked?: (principal: Principal) => boolean
+  current?: (principal: Principal) => Principal | null
 }
 
 export interface IssuedToken {
@@ -89,9 +91,12 @@ export class TokenVerifier {
 
   constructor(private readonly settings: TokenSettings) {}
 
-  /** Verifies signature, type, issuer, audience and expiry; throws a 401 ApiError otherwise. */
+  /**
+   * Verifies signature, type, issuer, audience and expiry, and that the token was not revoked;
+   * throws a 401 ApiError otherwise. The principal's scopes are those the user's role allows now.
+   */
   async verify(token: string): Promise<Principal> {
-    return this.unrevoked(await this.genuine(token))
+    return this.now(await this.genuine(token))
   }
 
   /**
@@ -100,14 +105,15 @@ export class TokenVerifier {
    */
   verifyHeader(header: string | null): Principal | Promise<Principal> {
     const known = this.knownHeader(header)
-    if (known) return this.unrevoked(known)
-    return this.verify(bearerToken(header)).then((principal) => this.remember(header!, principal))
+    if (known) return this.now(known)
+    // Remembered as issued: what it stands for now is worked out on every request.
+    return this.genuine(bearerToken(header)).then((principal) => this.now(this.remember(header!, principal)))
   }
 
   /**
-   * The principal of a token this server issued and that has not expired, without the revocation
-   * lookup; undefined otherwise. The rate limiter keys on it, so made-up tokens cannot dodge the
-   * per-address limit. Synchronous when the header was seen before.
+   * The principal of a token this server issued and that has not expired, as issued (no
+   * revocation or role look-up); undefined otherwise. The rate limiter keys on it, so made-up
+   * tokens cannot dodge the per-address limit. Synchronous when the header was seen before.
    */
   authentic(header: string | null): Principal | undefined | Promise<Principal | undefined> {
     if (header === null) return undefined
@@ -121,9 +127,13 @@ export class TokenVerifier {
     )
   }
 
-  private unrevoked(principal: Principal): Principal {
-    if (this.settings.revoked?.(principal)) throw unauthorized('the token has been revoked')
-    return principal
+  /** The verified token as it stands now: 401 when revoked, scopes capped by the role. */
+  private now(principal: Principal): Principal {
+    const current = this.settings.current
+    if (current === undefined) return principal
+    const now = current(principal)
+    if (now === null) throw unauthorized('the token has been revoked')
+    return now
   }
 
   /** A cached principal for the header while its token has not expired. */

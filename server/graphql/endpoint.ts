@@ -1,6 +1,7 @@
 import type { Server, WebSocketHandler } from 'bun'
 import { createYoga, type YogaLogger } from 'graphql-yoga'
 import type { TokenVerifier } from '../auth/tokens.ts'
+import type { RequestQuota } from '../http/rate-limit.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { EventFeed } from '../resources/event-feed.ts'
 import { type Authentication, authenticate, type GraphQLContext, operationContext } from './context.ts'
@@ -13,6 +14,8 @@ import { graphqlWebSocket, type SocketData } from './websocket.ts'
 export interface GraphQLOptions {
   engine: EngineContext
   verifier: TokenVerifier
+  /** The HTTP edge's quota, which operations over WebSocket count against too; none when off. */
+  limiter?: RequestQuota
   log: (error: unknown) => void
   /** No introspection, no field suggestions. */
   production?: boolean
@@ -62,7 +65,7 @@ export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
     logging: logger(log),
     plugins: [useContractErrorCodes(), ...limitPlugins(production)],
   })
-  const sockets = graphqlWebSocket({ yoga, engine, verifier, log })
+  const sockets = graphqlWebSocket({ yoga, engine, verifier, limiter: options.limiter, log })
   return {
     fetch: async (request) => {
       // Preflights carry no token; the answer lists what the endpoint takes.

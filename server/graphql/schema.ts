@@ -112,7 +112,7 @@ function subscriptionFields(kit: TypeKit, events: Resource): Fields {
     events: {
       type: new GraphQLNonNull(kit.object(events)),
       description:
-        "The organization's event log as it grows, in append order (needs read:events). With `after` (an event id) it first replays every later event, so a client that reconnects with its last id misses none and sees none twice. Ends when the token expires.",
+        "The organization's event log as it grows, in append order (needs read:events), showing only events of collections the token may also read (read:orders for order events). With `after` (an event id) it first replays every later event, so a client that reconnects with its last id misses none and sees none twice. Ends when the token expires.",
       args: {
         types: {
           type: new GraphQLList(new GraphQLNonNull(GraphQLString)),

@@ -4,9 +4,12 @@ import type { SubscribePayload } from 'graphql-ws'
 import { handleProtocols, makeHandler } from 'graphql-ws/use/bun'
 import type { YogaServerInstance } from 'graphql-yoga'
 import type { TokenVerifier } from '../auth/tokens.ts'
+import { clientAddress } from '../http/client-address.ts'
+import { addressKey, principalKey, type RequestQuota, rateLimited } from '../http/rate-limit.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { type Authentication, authenticate, type GraphQLContext } from './context.ts'
-import { internalError, maskError } from './errors.ts'
+import { fromApiError, internalError, maskError } from './errors.ts'
+import { CLOSE_BAD_REQUEST, messageRefusal } from './message-limits.ts'
 import { GRAPHQL_PATH } from './names.ts'
 
 /**
@@ -17,10 +20,16 @@ import { GRAPHQL_PATH } from './names.ts'
  * Close codes: 4401 when connection_init carries no valid token, and when the token expires
  * (its subscriptions complete first); 4400/4403/4408/4409/4429 as graphql-ws defines them; 1011
  * for an error of the server's own, 1001 when the server shuts down.
+ *
+ * Rate limits (docs/operations.md): the upgrade counts against the address (it carries no token),
+ * each `subscribe` against the client and user of the connection's token, as HTTP requests do;
+ * an operation over the quota gets an `error` message with `RATE_LIMITED`, and the socket stays.
  */
 
 export interface SocketData {
   auth?: Authentication
+  /** connection_init's `Authorization`: each operation is authenticated with it again. */
+  authorization?: string | null
   expiry?: ReturnType<typeof setTimeout>
 }
 
@@ -32,6 +41,8 @@ interface SocketOptions {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>
   engine: EngineContext
   verifier: TokenVerifier
+  /** Undefined when rate limits are off. */
+  limiter?: RequestQuota
   log: (error: unknown) => void
 }
 
@@ -53,6 +64,13 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined):
   return null
 }
 
+/** One request of the connection's quota for an operation; the error when it is spent. */
+function overQuota(limiter: RequestQuota | undefined, auth: Authentication | undefined): GraphQLError | null {
+  if (!limiter || !auth || 'error' in auth) return null
+  const state = limiter.take(principalKey(auth.principal))
+  return state.allowed ? null : fromApiError(rateLimited(state))
+}
+
 /** Errors as the client sees them: Yoga's internal `http` extension is not for the wire. */
 function wireErrors(errors: readonly GraphQLError[]) {
   return errors.map((error) => {
@@ -71,11 +89,12 @@ export function graphqlWebSocket(options: SocketOptions): {
   /** Closes every socket (1001 Going Away), for shutdown. */
   closeAll: () => void
 } {
-  const { yoga, engine, verifier, log } = options
+  const { yoga, engine, verifier, limiter, log } = options
   const inner = makeHandler<Record<string, unknown>>({
     onConnect: async (ctx) => {
       const socket = socketOf(ctx.extra)
-      const auth = await authenticate(verifier, authorizationOf(ctx.connectionParams))
+      socket.data.authorization = authorizationOf(ctx.connectionParams)
+      const auth = await authenticate(verifier, socket.data.authorization)
       if ('error' in auth) {
         socket.close(CLOSE_UNAUTHORIZED, `Unauthorized: ${auth.error.message}`.slice(0, 120))
         return false
@@ -90,7 +109,12 @@ export function graphqlWebSocket(options: SocketOptions): {
     },
     onSubscribe: async (ctx, _id, payload: SubscribePayload) => {
       try {
-        const enveloped = yoga.getEnveloped({ auth: socketOf(ctx.extra).data.auth, params: payload })
+        const { data } = socketOf(ctx.extra)
+        const limited = overQuota(limiter, data.auth)
+        if (limited) return [limited]
+        // As the token stands now: revoked, expired, or capped by the user's current role.
+        const auth = await authenticate(verifier, data.authorization ?? null)
+        const enveloped = yoga.getEnveloped({ auth, params: payload })
         let document: ReturnType<typeof enveloped.parse>
         try {
           document = enveloped.parse(payload.query)
@@ -127,13 +151,17 @@ export function graphqlWebSocket(options: SocketOptions): {
       open.add(ws)
       inner.open(ws as never)
     },
-    message: (ws, message) =>
-      Promise.resolve()
+    message: (ws, message) => {
+      // Each message is held to the limits of an HTTP body: 4400 as graphql-ws closes on a bad message.
+      const refusal = messageRefusal(message)
+      if (refusal !== undefined) return ws.close(CLOSE_BAD_REQUEST, refusal)
+      return Promise.resolve()
         .then(() => inner.message(ws as never, message))
         .catch((error) => {
           log(error)
           ws.close(1011, 'Internal error')
-        }),
+        })
+    },
     close: (ws, code, reason) => {
       open.delete(ws)
       clearTimeout(ws.data.expiry)
@@ -149,6 +177,8 @@ export function graphqlWebSocket(options: SocketOptions): {
       if (new URL(request.url).pathname !== GRAPHQL_PATH) return false
       const protocol = handleProtocols(request.headers.get('sec-websocket-protocol') ?? '')
       if (!protocol) return false
+      // Over the address's quota the edge answers the request: a 429, as to any other.
+      if (limiter && !limiter.take(addressKey(clientAddress(request))).allowed) return false
       return server.upgrade(request, { data: {}, headers: { 'Sec-WebSocket-Protocol': protocol } })
     },
     handler,

@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from '../../shared/errors.ts'
-import { checkJsonDepth } from './limits.ts'
+import { checkJsonText } from './json-text.ts'
 
 /** `application/json` or any `+json` type, with or without parameters. */
 export function isJsonType(contentType: string | null): boolean {
@@ -8,7 +8,10 @@ export function isJsonType(contentType: string | null): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
 }
 
-/** Reads a JSON request body: 415 for another media type, 400 when it does not parse or nests too deep. */
+/**
+ * Reads a JSON request body: 415 for another media type; 400 when it does not parse, nests too
+ * deep or repeats a member name (server/http/json-text.ts).
+ */
 export async function readJsonBody(request: Request): Promise<unknown> {
   if (!isJsonType(request.headers.get('content-type'))) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.', [
@@ -16,7 +19,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     ])
   }
   const text = await request.text()
-  checkJsonDepth(text)
+  checkJsonText(text)
   try {
     return JSON.parse(text)
   } catch (error) {

@@ -59,5 +59,7 @@ export function conditionalJson(
     delete headers['Content-Type']
     return new Response(null, { status: 304, headers })
   }
+  // Stated for the access log's bytes (server/http/responses.ts, json()).
+  headers['Content-Length'] = String(Buffer.byteLength(text))
   return new Response(text, { status: 200, headers })
 }

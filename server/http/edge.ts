@@ -1,4 +1,3 @@
-import { ApiError } from '../../shared/errors.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import type { Logger } from '../ops/logger.ts'
 import { withRequestId } from '../ops/logger.ts'
@@ -6,9 +5,10 @@ import { addDeprecationHeaders, versionOfPath } from '../versions/versions.ts'
 import { clientAddress, rememberClientAddress } from './client-address.ts'
 import { withCors } from './cors.ts'
 import { checkUrlLength, limitBody } from './limits.ts'
-import type { RateLimiter, RateState } from './rate-limit.ts'
+import { addressKey, principalKey, type RateState, type RequestQuota, rateLimited } from './rate-limit.ts'
 import { requestIdOf } from './request-id.ts'
 import { errorResponse, noContent } from './responses.ts'
+import { routable } from './routable.ts'
 
 export interface EdgeOptions {
   /** The router: every path of the service. */
@@ -17,8 +17,10 @@ export interface EdgeOptions {
   clock: () => number
   verifier: TokenVerifier
   /** Undefined when rate limits are off (`--rate-limit 0`). */
-  limiter?: RateLimiter
+  limiter?: RequestQuota
   corsOrigins: readonly string[]
+  /** Longest pause while a request body arrives before it is 408 (server/http/limits.ts). */
+  bodyIdleTimeoutMs?: number
 }
 
 export interface Edge {
@@ -53,21 +55,36 @@ export function loggedPath(path: string): string {
   return masked.length > 512 ? `${masked.slice(0, 512)}…` : masked
 }
 
-/** The rate-limit key: the token when this server issued it, else the client address. */
+/** Bodies streamed as they are made (subscriptions): their size is unknown when the line is written. */
+const STREAMED = /^(?:text\/event-stream|multipart\/mixed)/i
+
+/**
+ * The size of the body as sent, for the access log: 0 when none is sent (HEAD, 204, 304), null
+ * for a stream. JSON answers state their Content-Length (server/http/responses.ts); any other
+ * body (Yoga's, the pages', a replayed write's) is measured on a clone.
+ */
+function sentBytes(method: string, response: Response): number | null | Promise<number> {
+  const status = response.status
+  if (method === 'HEAD' || status === 204 || status === 304) return 0
+  const length = response.headers.get('content-length')
+  if (length !== null) return Number(length)
+  const type = response.headers.get('content-type')
+  if (type !== null && STREAMED.test(type)) return null
+  return response
+    .clone()
+    .blob()
+    .then((blob) => blob.size)
+}
+
+/**
+ * The rate-limit key: the client and user of a token this server issued (whichever of their
+ * tokens it is), else the client address.
+ */
 async function rateKey(verifier: TokenVerifier, request: Request): Promise<string> {
   let principal = verifier.authentic(request.headers.get('authorization'))
   if (principal instanceof Promise) principal = await principal
-  if (principal) return `token:${principal.tokenId ?? principal.subject}`
-  return `address:${clientAddress(request)}`
-}
-
-function rateLimited(state: RateState): ApiError {
-  return new ApiError(
-    'RATE_LIMITED',
-    `Too many requests; try again in ${state.resetS} s.`,
-    [{ field: 'RateLimit', message: `the quota of this token or address is spent for ${state.resetS} s` }],
-    { 'Retry-After': String(state.resetS) },
-  )
+  if (principal) return principalKey(principal)
+  return addressKey(clientAddress(request))
 }
 
 /**
@@ -89,8 +106,7 @@ export function createEdge(options: EdgeOptions): Edge {
         if (metered && !rate.state.allowed) throw rateLimited(rate.state)
       }
       checkUrlLength(url)
-      let limited = limitBody(request)
-      if (limited instanceof Promise) limited = await limited
+      const limited = routable(limitBody(request, options.bodyIdleTimeoutMs))
       if (limited !== request) rememberClientAddress(limited, clientAddress(request))
       if (request.method === 'OPTIONS' && OAUTH_POST.has(url.pathname))
         return noContent({ Allow: 'POST, OPTIONS' })
@@ -135,13 +151,14 @@ export function createEdge(options: EdgeOptions): Edge {
         }
         const level = response.status >= 500 ? 'error' : 'info'
         if (logger.enabled(level)) {
-          const length = response.headers.get('content-length')
+          let bytes = sentBytes(request.method, response)
+          if (bytes instanceof Promise) bytes = await bytes
           logger.log(level, 'request', {
             method: request.method,
             path: loggedPath(url.pathname),
             status: response.status,
             durationMs: Math.round((performance.now() - started) * 100) / 100,
-            bytes: length === null ? null : Number(length),
+            bytes,
             client: clientAddress(request),
             ...(logger.enabled('debug') ? { userAgent: request.headers.get('user-agent') } : {}),
           })

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../../shared/errors.ts'
+import { ApiError } from '../../shared/errors.ts'
 
 /** Largest request body, in bytes (docs/operations.md, "Size limits"). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -6,11 +6,46 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export const MAX_URL_LENGTH = 8 * 1024
 /** Deepest nesting of arrays and objects in a JSON body. */
 export const MAX_JSON_DEPTH = 32
+/**
+ * Longest pause while a request body is read before it is 408 (docs/api.md, "Broken request
+ * bodies"). Under Bun's own idle timeout (10 s, checked every few seconds), which would close the
+ * connection without an answer.
+ */
+export const BODY_IDLE_TIMEOUT_MS = 5_000
 
 function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE', `A request body may be at most ${MAX_BODY_BYTES} bytes (1 MiB).`, [
     { field: 'body', message: `is larger than ${MAX_BODY_BYTES} bytes` },
   ])
+}
+
+/** RFC 9110 §15.5.9: after a 408 the connection is in no known state; the server closes it. */
+const CLOSE = { Connection: 'close' }
+
+function stalled(idleMs: number): ApiError {
+  return new ApiError(
+    'REQUEST_TIMEOUT',
+    `The request body stopped arriving: nothing came for ${idleMs / 1000} s.`,
+    [{ field: 'body', message: `no byte arrived for ${idleMs} ms` }],
+    CLOSE,
+  )
+}
+
+function endedEarly(size: number, expected: number | null): ApiError {
+  return new ApiError(
+    'BAD_REQUEST',
+    'The request body ended early: the connection closed, or its chunked framing broke, before the whole body arrived.',
+    [
+      {
+        field: 'body',
+        message:
+          expected === null
+            ? `ended after ${size} bytes, before its last chunk`
+            : `ended after ${size} of the ${expected} bytes its Content-Length announced`,
+      },
+    ],
+    CLOSE,
+  )
 }
 
 /** 414 for a request target longer than MAX_URL_LENGTH (RFC 9110 §15.5.15). */
@@ -23,67 +58,60 @@ export function checkUrlLength(url: URL): void {
 }
 
 /**
- * 413 for a body over MAX_BODY_BYTES, checked before anything reads it: by its Content-Length
- * when it has one, else (chunked) by reading at most MAX_BODY_BYTES + 1 bytes, which are then
- * handed on in a request of their own.
+ * The request with its body guarded. 413 at once for a Content-Length over MAX_BODY_BYTES.
+ * Otherwise the body is read, when a handler asks for it (after authentication, so a request
+ * without a token is 401 whatever its body), through a stream that turns what can go wrong on the
+ * way into the contract's errors:
+ *
+ * - 413 past MAX_BODY_BYTES (a chunked body has no length to check beforehand);
+ * - 408 when nothing arrives for `idleMs` (the connection is then closed);
+ * - 400 when the body ends early: the connection closes or half-closes before the whole body
+ *   arrived, or chunked framing is malformed (Bun reports both as a closed connection).
  */
-export function limitBody(request: Request): Request | Promise<Request> {
+export function limitBody(request: Request, idleMs = BODY_IDLE_TIMEOUT_MS): Request {
   const length = request.headers.get('content-length')
-  if (length !== null) {
-    if (Number(length) > MAX_BODY_BYTES) throw tooLarge()
-    return request
-  }
+  if (length !== null && Number(length) > MAX_BODY_BYTES) throw tooLarge()
   if (request.body === null) return request
-  return readLimited(request, request.body)
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: guardedStream(request.body, length === null ? null : Number(length), idleMs),
+    signal: request.signal,
+    // Fetch requires it for a stream body; Bun's Request type does not list it.
+    duplex: 'half',
+  } as RequestInit)
 }
 
-/** A chunked body, read up to its limit, in a request of its own. */
-async function readLimited(request: Request, stream: ReadableStream<Uint8Array>): Promise<Request> {
-  const reader = stream.getReader()
-  const chunks: Uint8Array[] = []
+function guardedStream(
+  source: ReadableStream<Uint8Array>,
+  expected: number | null,
+  idleMs: number,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader()
   let size = 0
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
-      void reader.cancel().catch(() => {})
-      throw tooLarge()
-    }
-    chunks.push(value)
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: ApiError) => {
+    void reader.cancel().catch(() => {})
+    controller.error(error)
   }
-  const body = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    body.set(chunk, at)
-    at += chunk.byteLength
-  }
-  const headers = new Headers(request.headers)
-  headers.delete('transfer-encoding')
-  headers.set('content-length', String(size))
-  return new Request(request.url, { method: request.method, headers, body })
-}
-
-/**
- * 400 for JSON nested deeper than MAX_JSON_DEPTH, found by a scan of the text before
- * `JSON.parse` builds anything (deep nesting costs stack, and no resource needs it).
- */
-export function checkJsonDepth(text: string): void {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92)
-        i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 91 || c === 123) {
-      depth++
-      if (depth > MAX_JSON_DEPTH)
-        throw badRequest(`JSON bodies may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`, [
-          { field: 'body', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` },
-        ])
-    } else if (c === 93 || c === 125) depth--
-  }
+  return new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const timeout = new Promise<'stalled'>((resolve) => {
+        timer = setTimeout(() => resolve('stalled'), idleMs)
+      })
+      // Bun fails the read when the connection closes, half-closes or breaks chunked framing.
+      const chunk = await Promise.race([reader.read(), timeout]).catch(() => 'broken' as const)
+      clearTimeout(timer)
+      if (chunk === 'broken') return fail(controller, endedEarly(size, expected))
+      if (chunk === 'stalled') return fail(controller, stalled(idleMs))
+      if (chunk.done) {
+        if (expected !== null && size < expected) return fail(controller, endedEarly(size, expected))
+        return controller.close()
+      }
+      size += chunk.value.byteLength
+      if (size > MAX_BODY_BYTES) return fail(controller, tooLarge())
+      controller.enqueue(chunk.value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
 }

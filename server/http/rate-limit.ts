@@ -1,5 +1,8 @@
+import { ApiError } from '../../shared/errors.ts'
+import type { Principal } from '../auth/tokens.ts'
+
 /**
- * Request rate limits per token (or per client address where there is none), as
+ * Request rate limits per client and user (or per client address where there is no token), as
  * draft-ietf-httpapi-ratelimit-headers-08 describes them: a quota of `limit` requests in a
  * window of `windowS` seconds, announced on every response with `RateLimit-Policy` and the
  * current state with `RateLimit`. Counters live in memory, per server instance
@@ -26,7 +29,50 @@ interface Window {
   count: number
 }
 
-export class RateLimiter {
+/**
+ * What the edge and the WebSocket endpoint need of a quota; kept this small so that counters
+ * shared by replicas (docs/operations.md) can stand behind it.
+ */
+export interface RequestQuota {
+  /** `RateLimit-Policy`: the quota, the same on every response. */
+  readonly policy: string
+  /** Counts one request for `key`; `allowed` is false once the quota of its window is spent. */
+  take(key: string): RateState
+  /** The state of `key` without counting a request. */
+  peek(key: string): RateState
+  /** `RateLimit`: what is left of the quota in a state. */
+  remainder(state: RateState): string
+}
+
+/**
+ * The quota a token counts against: its organization, client and subject (the user, or the client
+ * itself for client credentials), so that minting more tokens buys no more requests.
+ */
+export function principalKey(principal: Pick<Principal, 'orgId' | 'clientId' | 'subject'>): string {
+  return `p ${principal.orgId} ${principal.clientId} ${principal.subject}`
+}
+
+/** The quota of a request without a valid token: its peer address. */
+export function addressKey(address: string): string {
+  return `a ${address}`
+}
+
+/** The 429 over the quota (RFC 6585 §4), with `Retry-After` (RFC 9110 §10.2.3). */
+export function rateLimited(state: RateState): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    `Too many requests; try again in ${state.resetS} s.`,
+    [
+      {
+        field: 'RateLimit',
+        message: `the quota of this client and user (or of this address) is spent for ${state.resetS} s`,
+      },
+    ],
+    { 'Retry-After': String(state.resetS) },
+  )
+}
+
+export class RateLimiter implements RequestQuota {
   private windows = new Map<string, Window>()
   /** `RateLimit-Policy`: the quota, the same on every response. */
   readonly policy: string

@@ -2,8 +2,16 @@ import { ApiError, type ErrorBody } from '../../shared/errors.ts'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
+/**
+ * A JSON response. It states its Content-Length, which Bun would otherwise work out only while
+ * sending: the access log reads it there (server/http/edge.ts).
+ */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': JSON_TYPE, ...headers } })
+  const text = JSON.stringify(body)
+  return new Response(text, {
+    status,
+    headers: { 'Content-Type': JSON_TYPE, 'Content-Length': String(Buffer.byteLength(text)), ...headers },
+  })
 }
 
 export function noContent(headers: Record<string, string> = {}): Response {

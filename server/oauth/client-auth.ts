@@ -1,5 +1,5 @@
 import { authenticateClient, findClient, type OAuthClient } from '../store/clients.ts'
-import type { Database } from '../store/db.ts'
+import type { OAuthContext } from './context.ts'
 import { OAuthError } from './errors.ts'
 
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="oauth", charset="UTF-8"' }
@@ -7,6 +7,39 @@ const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="oauth", charset="UTF
 function invalidClient(): OAuthError {
   // One message for unknown client and wrong secret, so the endpoint does not reveal which ids exist.
   return new OAuthError('invalid_client', 'Client authentication failed.', 401, BASIC_CHALLENGE)
+}
+
+/** Longer ids are no client's: they share one window, so made-up ids cannot fill memory. */
+const MAX_KEY_LENGTH = 128
+
+/**
+ * The lock-out after too many failed client authentications. RFC 6749 defines no token-endpoint
+ * error for it: `temporarily_unavailable` (its §4.1.2.1) says "try again later" without claiming
+ * the credentials are wrong, since a right secret gets it too (docs/oauth.md, "Rate limits").
+ */
+function lockedOut(retryAfterS: number): OAuthError {
+  return new OAuthError(
+    'temporarily_unavailable',
+    `Too many failed authentications of this client; try again in ${retryAfterS} s.`,
+    429,
+    { 'Retry-After': String(retryAfterS) },
+  )
+}
+
+/**
+ * A client authenticated by its secret, unless failures for its id (known or not) have locked
+ * the id out: then the secret is not even compared. A success resets nothing, so a guesser
+ * cannot clear the count by interleaving with the real client.
+ */
+function bySecret(ctx: Pick<OAuthContext, 'db' | 'limits'>, id: string, secret: string): OAuthClient {
+  const throttle = ctx.limits.clientSecretPerClient
+  const key = id.slice(0, MAX_KEY_LENGTH)
+  const wait = throttle.retryAfter(key)
+  if (wait > 0) throw lockedOut(wait)
+  const client = authenticateClient(ctx.db, id, secret)
+  if (client) return client
+  throttle.fail(key)
+  throw invalidClient()
 }
 
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
@@ -29,9 +62,13 @@ function parseBasic(header: string): { id: string; secret: string } {
 /**
  * Identifies the client of a token-endpoint request: HTTP Basic (`client_secret_basic`), body
  * parameters (`client_secret_post`), or `client_id` alone for a public client. Using two methods
- * at once is invalid_request (RFC 6749 §2.3).
+ * at once is invalid_request (RFC 6749 §2.3). Secrets are throttled per client id (`bySecret`).
  */
-export function identifyClient(db: Database, request: Request, form: Map<string, string>): OAuthClient {
+export function identifyClient(
+  ctx: Pick<OAuthContext, 'db' | 'limits'>,
+  request: Request,
+  form: Map<string, string>,
+): OAuthClient {
   const header = request.headers.get('authorization')
   const postSecret = form.get('client_secret')
   if (header) {
@@ -42,18 +79,13 @@ export function identifyClient(db: Database, request: Request, form: Map<string,
     const formId = form.get('client_id')
     if (formId !== undefined && formId !== id)
       throw new OAuthError('invalid_request', 'client_id does not match the credentials.')
-    const client = authenticateClient(db, id, secret)
-    if (!client) throw invalidClient()
-    return client
+    return bySecret(ctx, id, secret)
   }
   const id = form.get('client_id')
   if (!id) throw invalidClient()
-  if (postSecret !== undefined) {
-    const client = authenticateClient(db, id, postSecret)
-    if (!client) throw invalidClient()
-    return client
-  }
-  const client = findClient(db, id)
+  if (postSecret !== undefined) return bySecret(ctx, id, postSecret)
+  // A public client proves nothing by its id, so there is nothing to guess and nothing throttled.
+  const client = findClient(ctx.db, id)
   if (!client?.public) throw invalidClient()
   return client
 }

@@ -2,7 +2,7 @@ import type { TokenSettings, TokenVerifier } from '../auth/tokens.ts'
 import type { Database } from '../store/db.ts'
 import { instanceSecret } from '../store/settings.ts'
 import { type CookieNames, cookieNames } from './cookies.ts'
-import { type PageLimits, pageLimits } from './rate-limit.ts'
+import { type OAuthLimits, oauthLimits } from './rate-limit.ts'
 import { Signer } from './signer.ts'
 
 /** Everything the authorization server's endpoints and pages share. */
@@ -16,7 +16,7 @@ export interface OAuthContext {
   log: (error: unknown) => void
   signer: Signer
   cookies: CookieNames
-  limits: PageLimits
+  limits: OAuthLimits
 }
 
 export function createOAuthContext(
@@ -28,6 +28,6 @@ export function createOAuthContext(
     // every instance on it (and a restart) accepts what another one signed.
     signer: new Signer(instanceSecret(options.db, 'oauth_page_key'), options.clock),
     cookies: cookieNames(options.issuer),
-    limits: pageLimits(options.clock),
+    limits: oauthLimits(options.clock),
   }
 }

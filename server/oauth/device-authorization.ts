@@ -14,7 +14,7 @@ export function deviceAuthorizationEndpoint(ctx: OAuthContext, request: Request)
   return oauthEndpoint(ctx, async () => {
     requirePost(request)
     const form = await readForm(request)
-    const client = identifyClient(ctx.db, request, form)
+    const client = identifyClient(ctx, request, form)
     if (!client.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant.')
     const asked = parseScope(form.get('scope'))

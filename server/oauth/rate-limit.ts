@@ -2,10 +2,21 @@
 const MAX_KEYS = 50_000
 
 /**
+ * A limit on failures per key (an account, an address, a client id). This is all the endpoints
+ * see, so that counters shared by replicas can replace the in-memory ones.
+ */
+export interface FailureThrottle {
+  /** Seconds until `key` may try again, or 0 when it may now. */
+  retryAfter(key: string): number
+  fail(key: string): void
+  reset(key: string): void
+}
+
+/**
  * Counts failures per key (an account, an address) in a sliding window. In memory, so the limits
  * hold per server instance (docs/oauth.md says so).
  */
-export class FailureWindow {
+export class FailureWindow implements FailureThrottle {
   private failures = new Map<string, number[]>()
 
   constructor(
@@ -43,20 +54,23 @@ export class FailureWindow {
 
 const FIFTEEN_MINUTES = 15 * 60_000
 
-/** The limits of the login and device pages (docs/oauth.md, "Rate limits"). */
-export interface PageLimits {
+/** The throttles of the authorization server (docs/oauth.md, "Rate limits"). */
+export interface OAuthLimits {
   /** Failed logins per account (the e-mail typed): 5 in 15 minutes. */
-  loginPerAccount: FailureWindow
+  loginPerAccount: FailureThrottle
   /** Failed logins per client address: 20 in 15 minutes. */
-  loginPerAddress: FailureWindow
+  loginPerAddress: FailureThrottle
   /** Wrong device user codes per client address: 10 in 15 minutes. */
-  userCodePerAddress: FailureWindow
+  userCodePerAddress: FailureThrottle
+  /** Failed client-secret authentications per client id (known or not): 10 in 15 minutes. */
+  clientSecretPerClient: FailureThrottle
 }
 
-export function pageLimits(clock: () => number): PageLimits {
+export function oauthLimits(clock: () => number): OAuthLimits {
   return {
     loginPerAccount: new FailureWindow(5, FIFTEEN_MINUTES, clock),
     loginPerAddress: new FailureWindow(20, FIFTEEN_MINUTES, clock),
     userCodePerAddress: new FailureWindow(10, FIFTEEN_MINUTES, clock),
+    clientSecretPerClient: new FailureWindow(10, FIFTEEN_MINUTES, clock),
   }
 }

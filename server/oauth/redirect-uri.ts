@@ -3,23 +3,32 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]'])
 
 /**
  * True when `requested` is one of the client's registered redirect URIs, compared as strings
- * (RFC 9700 §4.1.3: exact matching). The one exception is RFC 8252 §7.3: a registered
- * `http://127.0.0.1/...` or `http://[::1]/...` URI matches the same URI with any port. It does not
- * apply to `localhost` (RFC 8252 §8.3), to https, or to any other host.
+ * (RFC 9700 §4.1.3: exact matching). The one exception is RFC 8252 §7.3: for a registered
+ * `http://127.0.0.1/...` or `http://[::1]/...` URI, with or without a port, the same URI with any
+ * port matches; scheme, host, path and query still match exactly. It does not apply to
+ * `localhost` (RFC 8252 §8.3), to https, or to any other host.
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
   if (registered.includes(requested)) return true
+  // The requested string must be the URL's own spelling, so that only the port can differ.
+  const wanted = withoutLoopbackPort(requested, { canonical: true })
+  if (wanted === undefined) return false
+  return registered.some((uri) => withoutLoopbackPort(uri, { canonical: false }) === wanted)
+}
+
+/** A loopback http URI with its port removed; undefined for any other URI. */
+function withoutLoopbackPort(uri: string, options: { canonical: boolean }): string | undefined {
   let url: URL
   try {
-    url = new URL(requested)
+    url = new URL(uri)
   } catch {
-    return false
+    return undefined
   }
-  // The requested string must be the URL's own spelling, so that only the port can differ.
-  if (url.href !== requested || url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return false
-  if (url.username !== '' || url.password !== '' || url.hash !== '') return false
+  if (options.canonical && url.href !== uri) return undefined
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return undefined
+  if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined
   url.port = ''
-  return registered.includes(url.href)
+  return url.href
 }
 
 /** The CSP `form-action` source that lets a form's redirect reach `uri` (its origin, or its scheme). */

@@ -17,7 +17,7 @@ export function revocationEndpoint(ctx: OAuthContext, request: Request): Promise
   return oauthEndpoint(ctx, async () => {
     requirePost(request)
     const form = await readForm(request)
-    const client = identifyClient(ctx.db, request, form)
+    const client = identifyClient(ctx, request, form)
     const token = form.get('token')
     if (!token) throw new OAuthError('invalid_request', 'token is required.')
     const found = await findToken(ctx, token, form.get('token_type_hint'))

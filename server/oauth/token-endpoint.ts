@@ -8,7 +8,6 @@ import { authorizationCodeGrant } from './grants/authorization-code.ts'
 import { deviceCodeGrant } from './grants/device-code.ts'
 import { tokenResponse } from './grants/issue.ts'
 import { refreshTokenGrant } from './grants/refresh-token.ts'
-import { purgeExpired } from './housekeeping.ts'
 import { grantScope } from './scopes.ts'
 
 const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code'
@@ -70,13 +69,12 @@ export function tokenEndpoint(ctx: OAuthContext, request: Request): Promise<Resp
     const form = await readForm(request)
     const grantType = form.get('grant_type')
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.')
-    const client = identifyClient(ctx.db, request, form)
+    const client = identifyClient(ctx, request, form)
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined
     if (!grant)
       throw new OAuthError('unsupported_grant_type', `The ${grantType.slice(0, 64)} grant is not supported.`)
     if (!(client.grantTypes as string[]).includes(grantType))
       throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`)
-    purgeExpired(ctx.db, ctx.clock())
     return grant(ctx, client, form)
   })
 }

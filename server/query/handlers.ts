@@ -1,11 +1,12 @@
 import { ApiError, badRequest, notFound } from '../../shared/errors.ts'
 import { rejectUnknownParams } from '../../shared/query/pagination.ts'
-import { resourceByName } from '../../shared/resources/index.ts'
+import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { conditionalJson, PRIVATE_CACHING } from '../http/conditional.ts'
 import { noContent } from '../http/responses.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { entityTag, parseTagList } from '../resources/etag.ts'
+import { requireWholeView } from '../resources/visibility.ts'
 import type { MethodHandler, MethodTable } from '../rest/handler.ts'
 import { findQuery, findResult, type StoredQuery, touchQuery } from '../store/queries.ts'
 import { type ApiVersion, V1, versionOfPath } from '../versions/versions.ts'
@@ -77,7 +78,7 @@ export function queryHandler(
 
 /** A stored query of the caller's organization: 404 when missing, 403 in another organization. */
 function loadQuery(engine: EngineContext, principal: Principal, id: string): StoredQuery {
-  const query = /^qry_[0-9a-z]{26}$/.test(id) ? findQuery(engine.db, id) : null
+  const query = /^qry_[0-9a-z]{26}$/.test(id) ? findQuery(engine.db, id, engine.clock()) : null
   if (!query) throw notFound('No stored query with this id.')
   if (query.orgId !== principal.orgId)
     throw new ApiError('FORBIDDEN', 'This stored query belongs to another organization.')
@@ -95,8 +96,8 @@ function reparse(prefix: string, query: StoredQuery): { target: QueryTarget; par
   return { target, parsed }
 }
 
-/** The read scope a parsed query needs: that of the collection it reads, if one is named. */
-function requireReadScope(principal: Principal, parsed: ParsedQuery) {
+/** The read scope a parsed query needs: that of the collection it reads, if one is named (returned). */
+function requireReadScope(principal: Principal, parsed: ParsedQuery): Resource | undefined {
   const collection =
     parsed.kind === 'list'
       ? parsed.resource
@@ -104,6 +105,7 @@ function requireReadScope(principal: Principal, parsed: ParsedQuery) {
         ? parsed.plan.resource
         : resourceByName(parsed.params.get('collection') ?? '')
   if (collection) requireScope(principal, collection.scopes.read)
+  return collection
 }
 
 /** `/api/v1/queries/{id}`: GET runs the stored query again with the caller's rights, DELETE drops it. */
@@ -156,7 +158,9 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
       if (result.orgId !== principal.orgId)
         throw new ApiError('FORBIDDEN', 'This stored result belongs to another organization.')
       const query = loadQuery(engine, principal, result.queryId)
-      requireReadScope(principal, reparse(prefix, query).parsed)
+      const collection = requireReadScope(principal, reparse(prefix, query).parsed)
+      // The stored answer is what its maker saw: on the event log, events of any collection it read.
+      if (collection) requireWholeView(principal, collection)
       const seconds = Math.max(0, Math.floor((Date.parse(result.expiresAt) - now) / 1000))
       const headers: Record<string, string> = {
         ...result.headers,

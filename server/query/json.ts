@@ -1,6 +1,6 @@
-import { type ErrorDetail, validationError } from '../../shared/errors.ts'
-import { checkJsonDepth } from '../http/limits.ts'
-import { malformed } from './media.ts'
+import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
+import { checkJsonText } from '../http/json-text.ts'
+import { MalformedBodyError, malformed } from './media.ts'
 
 /**
  * A JSON body: an object holding the same parameters as a GET's query string, with JSON values
@@ -12,9 +12,11 @@ import { malformed } from './media.ts'
 export function parseJsonBody(text: string): URLSearchParams {
   let value: unknown
   try {
-    checkJsonDepth(text)
+    checkJsonText(text)
     value = JSON.parse(text)
   } catch (error) {
+    // Too deep, or a repeated member name: the text is not a JSON body this service reads (400).
+    if (error instanceof ApiError) throw new MalformedBodyError(error.message, error.details)
     throw malformed('The body is not valid JSON.', error instanceof Error ? error.message : 'malformed JSON')
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

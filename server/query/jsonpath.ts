@@ -14,6 +14,9 @@ export const MAX_MEMORY_NODES = 10_000
 /** Absolute queries (`$` inside a filter) allowed in one path: each one reads the whole array. */
 export const MAX_ROOT_QUERIES = 1
 
+/** RFC 9535 blank space (`B`: space, tab, LF, CR) at either end of the body. */
+const EDGE_BLANK = /^[ \t\n\r]|[ \t\n\r]$/
+
 const { FilterSelector, WildcardSelector, NameSelector } = jsonpath.selectors
 const { InfixExpression, PrefixExpression, LogicalExpression, FunctionExtension, RootQuery, RelativeQuery } =
   jsonpath.expressions
@@ -51,8 +54,15 @@ export interface JsonPathPlan {
  * naming one (`$.orders[?@.amount > 100]`). 400 when it does not parse, 422 past the limits.
  */
 export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan {
-  const source = text.trim()
-  if (source.length > MAX_JSONPATH_LENGTH) {
+  // RFC 9535 §2.1.1: a query is `$` and its segments, with no blank before or after. A trailing
+  // newline (a file sent with `curl --data-binary @q.jsonpath`) is not forgiven either.
+  if (EDGE_BLANK.test(text)) {
+    throw malformed(
+      'The JSONPath query does not parse (RFC 9535).',
+      'has whitespace before or after the query (RFC 9535 allows none, a trailing newline included)',
+    )
+  }
+  if (text.length > MAX_JSONPATH_LENGTH) {
     throw unprocessable(
       `The JSONPath query is longer than ${MAX_JSONPATH_LENGTH} characters.`,
       `is longer than ${MAX_JSONPATH_LENGTH} characters`,
@@ -60,7 +70,7 @@ export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan 
   }
   let compiled: JSONPathQuery
   try {
-    compiled = environment.compile(source)
+    compiled = environment.compile(text)
   } catch (error) {
     const message = error instanceof JSONPathError ? error.message : 'not a JSONPath query'
     throw malformed('The JSONPath query does not parse (RFC 9535).', message.slice(0, 200))
@@ -96,12 +106,12 @@ export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan 
     first.constructor.name === 'ChildSegment' &&
     (selector instanceof WildcardSelector || selector instanceof FilterSelector) &&
     roots === 0
-  if (!recordWise) return { resource, text: source, path, mode: 'memory', where: [], exact: false }
+  if (!recordWise) return { resource, text, path, mode: 'memory', where: [], exact: false }
   const translated = selector instanceof FilterSelector ? pushdown(resource, selector.expression) : undefined
   const isWildcard = selector instanceof WildcardSelector
   return {
     resource,
-    text: source,
+    text,
     path,
     mode: 'records',
     where: translated ? [translated.condition] : [],

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../../shared/errors.ts'
+import { ApiError, badRequest, type ErrorDetail } from '../../shared/errors.ts'
 
 /** The query formats every QUERY resource accepts (contract), in the order Accept-Query lists them. */
 export const QUERY_MEDIA_TYPES = [
@@ -77,8 +77,9 @@ export async function readQueryBody(request: Request): Promise<QueryBody> {
  * interpreting a well-formed body, which a QUERY answers as 422.
  */
 export class MalformedBodyError extends ApiError {
-  constructor(message: string, detail: string) {
-    super('BAD_REQUEST', message, [{ field: 'body', message: detail }])
+  /** `detail` is about `body`, or the details name their own fields (a repeated JSON member). */
+  constructor(message: string, detail: string | ErrorDetail[]) {
+    super('BAD_REQUEST', message, typeof detail === 'string' ? [{ field: 'body', message: detail }] : detail)
   }
 }
 

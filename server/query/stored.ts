@@ -2,12 +2,10 @@ import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
 import { randomId } from '../../shared/ids.ts'
 import type { Database } from '../store/db.ts'
-import { deleteQuery, purgeQueries, type StoredQuery, saveQuery, saveResult } from '../store/queries.ts'
+import { deleteQuery, type StoredQuery, saveQuery, saveResult } from '../store/queries.ts'
 import { isoNow } from '../store/time.ts'
 import type { QueryBody } from './media.ts'
 
-/** A stored query is purged this long after it was last sent or run (docs/query.md). */
-export const STORED_QUERY_TTL_MS = 30 * 24 * 3600 * 1000
 /** A stored result can be fetched for this long after the QUERY that made it. */
 export const RESULT_TTL_MS = 10 * 60 * 1000
 /**
@@ -34,7 +32,6 @@ export function storeQuery(
   body: QueryBody,
   now: number,
 ): { query: StoredQuery; created: boolean } {
-  purgeQueries(db, now, now - STORED_QUERY_TTL_MS)
   const id = randomId('qry', now)
   const query = saveQuery(
     db,

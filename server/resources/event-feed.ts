@@ -2,9 +2,10 @@ import { badRequest } from '../../shared/errors.ts'
 import { events } from '../../shared/resources/events.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { serializeRow } from '../store/columns.ts'
-import { eventPosition, eventsAfter, lastEventPosition } from '../store/event-log.ts'
+import { type EventFilter, eventPosition, eventsAfter, lastEventPosition } from '../store/event-log.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity } from './reads.ts'
+import { visibleCollections } from './visibility.ts'
 
 /** How often the log is checked for appends, in milliseconds. */
 export const EVENT_POLL_MS = 250
@@ -39,8 +40,9 @@ export class EventFeed {
   ) {}
 
   /**
-   * Checks scope and options now (so errors surface before the first event), then streams. The
-   * stream ends, completing cleanly, when the principal's token expires or the feed closes.
+   * Checks scope and options now (so errors surface before the first event), then streams the
+   * events the principal may see: those about collections it may read. The stream ends,
+   * completing cleanly, when the principal's token expires or the feed closes.
    */
   open(principal: Principal, options: EventStreamOptions = {}): AsyncIterableIterator<Entity> {
     requireScope(principal, events.scopes.read)
@@ -65,7 +67,8 @@ export class EventFeed {
     } else {
       start = lastEventPosition(this.ctx.db)
     }
-    return new EventStream(this, this.ctx, principal, start, types)
+    const filter: EventFilter = { types, resources: visibleCollections(principal) ?? undefined }
+    return new EventStream(this, this.ctx, principal, start, filter)
   }
 
   /** Resolves when the log may have grown, after `timeoutMs` at the latest, or when cancelled. */
@@ -138,7 +141,7 @@ class EventStream implements AsyncIterableIterator<Entity> {
     private readonly ctx: EngineContext,
     private readonly principal: Principal,
     private position: number,
-    private readonly types: readonly string[] | undefined,
+    private readonly filter: EventFilter,
   ) {}
 
   async next(): Promise<IteratorResult<Entity>> {
@@ -147,9 +150,12 @@ class EventStream implements AsyncIterableIterator<Entity> {
       if (this.ctx.clock() >= expiresAt) break
       const event = this.buffer.shift()
       if (event) return { value: event, done: false }
-      const rows = eventsAfter(this.ctx.db, this.principal.orgId, this.position, this.types, BATCH)
-      if (rows.length > 0) {
-        this.position = rows.at(-1)!.seq
+      const until = lastEventPosition(this.ctx.db)
+      if (until > this.position) {
+        const range = { after: this.position, until }
+        const rows = eventsAfter(this.ctx.db, this.principal.orgId, range, this.filter, BATCH)
+        // Fewer than a batch: everything up to `until` has been looked at, including what the filter skips.
+        this.position = rows.length === BATCH ? rows.at(-1)!.seq : until
         this.buffer = rows.map((row) => serializeRow(events, row))
         continue
       }

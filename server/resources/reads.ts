@@ -4,9 +4,10 @@ import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
 import { orderBy, type SqlValue } from '../store/compile.ts'
-import { countRows, findRow, lastChange, type Row, selectPage } from '../store/records.ts'
+import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
+import { isVisible, lastVisibleChange, requireVisible, visibilityConditions } from './visibility.ts'
 
 export type Entity = Record<string, unknown>
 
@@ -38,7 +39,9 @@ export function getRecord(
   parent?: ParentRef,
 ): Entity {
   requireScope(principal, resource.scopes.read)
-  return serializeRow(resource, loadRecord(ctx, principal, resource, id, parent))
+  const entity = serializeRow(resource, loadRecord(ctx, principal, resource, id, parent))
+  requireVisible(principal, resource, entity)
+  return entity
 }
 
 /**
@@ -67,6 +70,8 @@ export function listRecords(
     loadParent(ctx, principal, resource, parent)
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
+  // Bound into cursors is the client's query; what the principal may see is applied on every page.
+  const visible = [...where, ...visibilityConditions(principal, resource, where)]
   const { keys } = orderBy(resource, query.sort)
   const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
   const page = query.page
@@ -76,7 +81,8 @@ export function listRecords(
   if (page.style === 'keyset') {
     const start = findRow(ctx.db, resource, page.after)
     const otherParent = parent !== undefined && start?.[columnOf(resource.parent!.field)] !== parent.id
-    if (!start || start.org_id !== principal.orgId || otherParent) {
+    const hidden = start !== null && !isVisible(principal, resource, serializeRow(resource, start))
+    if (!start || start.org_id !== principal.orgId || otherParent || hidden) {
       throw badRequest('The after parameter does not name a record of this collection.', [
         { field: 'after', message: `no ${resource.singular} with id ${page.after}` },
       ])
@@ -86,7 +92,7 @@ export function listRecords(
   const offset =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
   const rows = selectPage(ctx.db, resource, principal.orgId, {
-    where,
+    where: visible,
     search: query.search,
     sort: query.sort,
     limit: page.limit + 1,
@@ -95,7 +101,9 @@ export function listRecords(
   })
   const hasMore = rows.length > page.limit
   if (hasMore) rows.pop()
-  const total = query.includeTotal ? countRows(ctx.db, resource, principal.orgId, where, query.search) : null
+  const total = query.includeTotal
+    ? countRows(ctx.db, resource, principal.orgId, visible, query.search)
+    : null
   const last = rows.at(-1)
   let pagination: Pagination
   switch (page.style) {
@@ -125,6 +133,6 @@ export function listRecords(
   return {
     data: rows.map((row) => serializeRow(resource, row)),
     pagination,
-    lastModified: lastChange(ctx.db, principal.orgId, resource.name) ?? EPOCH,
+    lastModified: lastVisibleChange(ctx, principal, resource) ?? EPOCH,
   }
 }

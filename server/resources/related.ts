@@ -6,6 +6,7 @@ import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
 import { orderBy, type SqlValue } from '../store/compile.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity, listRecords } from './reads.ts'
+import { isVisible, visibilityConditions } from './visibility.ts'
 
 /**
  * Reads for front doors that walk relations (GraphQL): a page that can hand out a cursor for every
@@ -60,7 +61,10 @@ export function listPage(
   }
 }
 
-/** The organization's records of `resource` among `ids`, by id (one statement for all of them). */
+/**
+ * The organization's records of `resource` among `ids` that the principal may see, by id (one
+ * statement for all of them); the others are left out, as missing ones are.
+ */
 export function getRecords(
   ctx: EngineContext,
   principal: Principal,
@@ -69,8 +73,10 @@ export function getRecords(
 ): Map<string, Entity> {
   requireScope(principal, resource.scopes.read)
   const found = new Map<string, Entity>()
-  for (const row of selectByIds(ctx.db, resource, principal.orgId, [...new Set(ids)]))
-    found.set(row.id as string, serializeRow(resource, row))
+  for (const row of selectByIds(ctx.db, resource, principal.orgId, [...new Set(ids)])) {
+    const entity = serializeRow(resource, row)
+    if (isVisible(principal, resource, entity)) found.set(row.id as string, entity)
+  }
   return found
 }
 
@@ -94,8 +100,9 @@ export function listChildPages(
   }
   const ids = [...new Set(parentIds)]
   const column = columnOf(child.parent!.field)
+  const visible = [...query.where, ...visibilityConditions(principal, child, query.where)]
   const rows = selectChildPages(ctx.db, child, principal.orgId, ids, {
-    where: query.where,
+    where: visible,
     search: query.search,
     sort: query.sort,
     limit: page.limit + 1,
@@ -103,7 +110,7 @@ export function listChildPages(
   const byParent = new Map<string, Entity[]>(ids.map((id) => [id, []]))
   for (const row of rows) byParent.get(row[column] as string)?.push(serializeRow(child, row))
   const totals = query.includeTotal
-    ? countChildren(ctx.db, child, principal.orgId, ids, query.where, query.search)
+    ? countChildren(ctx.db, child, principal.orgId, ids, visible, query.search)
     : null
   const pages = new Map<string, RecordPage>()
   for (const [parentId, data] of byParent) {

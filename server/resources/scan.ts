@@ -4,10 +4,11 @@ import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
 import { orderBy, type SqlValue } from '../store/compile.ts'
-import { lastChange, type Row, selectPage } from '../store/records.ts'
+import { type Row, selectPage } from '../store/records.ts'
 import { loadParent } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity } from './reads.ts'
+import { lastVisibleChange, visibilityConditions } from './visibility.ts'
 
 /** Rows fetched from the store per round of a scan. */
 const BATCH = 100
@@ -57,12 +58,13 @@ export function scanRecords(
   const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
   const binding = `${cursorBinding(principal, resource, where, { where, sort: request.sort, page: { style: 'cursor', limit: request.limit }, includeTotal: false })}.${request.binding}`
   let after = request.cursor ? ctx.cursors.decode(binding, request.cursor, keys.length) : undefined
+  const visible = [...where, ...visibilityConditions(principal, resource, where)]
   const kept: Row[] = []
   let scanned = 0
   for (;;) {
     if (ctx.clock() > request.deadline) throw overTime()
     const rows = selectPage(ctx.db, resource, principal.orgId, {
-      where,
+      where: visible,
       sort: request.sort,
       limit: BATCH,
       after,
@@ -86,7 +88,7 @@ export function scanRecords(
       hasMore,
       nextCursor: hasMore && last ? ctx.cursors.encode(binding, sortValues(last)) : null,
     },
-    lastModified: lastChange(ctx.db, principal.orgId, resource.name) ?? new Date(0).toISOString(),
+    lastModified: lastVisibleChange(ctx, principal, resource) ?? new Date(0).toISOString(),
   }
 }
 

@@ -4,9 +4,10 @@ import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
 import type { SqlValue } from '../store/compile.ts'
-import { countRows, findRow, lastChange, type Row, selectPage } from '../store/records.ts'
+import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity, Pagination } from './reads.ts'
+import { isVisible, lastVisibleChange, visibilityConditions } from './visibility.ts'
 
 export interface SearchHit {
   collection: string
@@ -55,7 +56,7 @@ export function searchAll(
   const hits: { collection: Resource; row: Row }[] = []
   for (const collection of collections) {
     const rows = selectPage(ctx.db, collection, principal.orgId, {
-      where: [],
+      where: visibilityConditions(principal, collection, []),
       search: text,
       sort,
       limit: want,
@@ -71,7 +72,10 @@ export function searchAll(
   const pageHits = hits.slice(skip, skip + page.limit)
   const hasMore = hits.length > skip + page.limit
   const total = options.includeTotal
-    ? collections.reduce((n, c) => n + countRows(ctx.db, c, principal.orgId, [], text), 0)
+    ? collections.reduce(
+        (n, c) => n + countRows(ctx.db, c, principal.orgId, visibilityConditions(principal, c, []), text),
+        0,
+      )
     : null
   const last = pageHits.at(-1)?.row
   let pagination: Pagination
@@ -95,7 +99,7 @@ export function searchAll(
       hasMore,
     }
   }
-  const changes = collections.map((c) => lastChange(ctx.db, principal.orgId, c.name) ?? '')
+  const changes = collections.map((c) => lastVisibleChange(ctx, principal, c) ?? '')
   return {
     data: pageHits.map((h) => ({ collection: h.collection.name, record: serializeRow(h.collection, h.row) })),
     pagination,
@@ -115,7 +119,11 @@ function keysetStart(
 ) {
   const collection = collections.find((c) => id.startsWith(`${c.prefix}_`))
   const row = collection ? findRow(ctx.db, collection, id) : null
-  if (!row || row.org_id !== principal.orgId) {
+  const hidden =
+    row !== null &&
+    collection !== undefined &&
+    !isVisible(principal, collection, serializeRow(collection, row))
+  if (!row || row.org_id !== principal.orgId || hidden) {
     throw badRequest('The after parameter does not name a searchable record.', [
       { field: 'after', message: `no record with id ${id.slice(0, 100)}` },
     ])

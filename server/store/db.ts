@@ -1,24 +1,35 @@
 import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { migrate } from 'bun-sqlite-migrations'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import { ensureCliClient } from './clients.ts'
 import { columnOf } from './columns.ts'
+import { codeOf, DatabaseFileError, prepareDatabaseFile } from './db-file.ts'
 import { MIGRATIONS } from './migrations.ts'
 
 export type { Database } from 'bun:sqlite'
 
-/** Opens (creating if needed) the database with the pragmas the service relies on. */
+/**
+ * Opens the database with the pragmas the service relies on. A missing file is created (mode
+ * 0600) in a directory that must exist; a path SQLite cannot use fails with a DatabaseFileError
+ * naming it.
+ */
 export function openDatabase(path: string): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const db = new Database(path, { create: true, strict: true })
-  db.run('PRAGMA journal_mode = WAL')
-  db.run('PRAGMA foreign_keys = ON')
-  db.run('PRAGMA synchronous = NORMAL')
-  // Several instances (or the admin commands) may share one file: wait for the writer lock.
-  db.run('PRAGMA busy_timeout = 5000')
-  return db
+  if (path !== ':memory:') prepareDatabaseFile(path)
+  let db: Database | undefined
+  try {
+    db = new Database(path, { create: true, strict: true })
+    db.run('PRAGMA journal_mode = WAL')
+    db.run('PRAGMA foreign_keys = ON')
+    db.run('PRAGMA synchronous = NORMAL')
+    // Several instances (or the admin commands) may share one file: wait for the writer lock.
+    db.run('PRAGMA busy_timeout = 5000')
+    return db
+  } catch (error) {
+    db?.close()
+    if (codeOf(error) === 'SQLITE_NOTADB') throw new DatabaseFileError(`${path} is not a SQLite database`)
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    throw new DatabaseFileError(`cannot open the database ${path}: ${reason}`)
+  }
 }
 
 /** Applies pending migrations, then the steps every migration run repeats. Returns the schema version. */

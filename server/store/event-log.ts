@@ -25,23 +25,38 @@ export function lastEventPosition(db: Database): number {
   return row.seq ?? 0
 }
 
+/** Which events a reader wants; an absent list keeps every event. */
+export interface EventFilter {
+  /** Event types (`order.created`); an empty list, like none, keeps all (the subscription's `types`). */
+  types?: readonly string[]
+  /** Collections the events are about (`orders`); an empty list keeps none (nothing readable). */
+  resources?: readonly string[]
+}
+
 /**
- * The organization's events after position `seq`, oldest first, optionally only of some types.
- * NOT INDEXED keeps SQLite on the rowid range (only the rows appended since `seq` are visited)
+ * The organization's events in the positions `after < seq <= until`, oldest first, at most `limit`.
+ * A reader that gets fewer than `limit` has seen everything up to `until`, matching or not, and
+ * continues from there: a narrow filter over a busy log does not read the same rows again.
+ * NOT INDEXED keeps SQLite on the rowid range (only the rows appended since `after` are visited)
  * instead of walking the organization's whole history through an (org_id, ...) index.
  */
 export function eventsAfter(
   db: Database,
   orgId: string,
-  seq: number,
-  types: readonly string[] | undefined,
+  range: { after: number; until: number },
+  filter: EventFilter,
   limit: number,
 ): (Row & { seq: number })[] {
-  const params: (string | number)[] = [seq, orgId]
-  let sql = 'SELECT rowid AS seq, * FROM events NOT INDEXED WHERE rowid > ? AND org_id = ?'
-  if (types && types.length > 0) {
-    sql += ` AND type IN (${types.map(() => '?').join(', ')})`
-    params.push(...types)
+  if (filter.resources?.length === 0) return []
+  const params: (string | number)[] = [range.after, range.until, orgId]
+  let sql = 'SELECT rowid AS seq, * FROM events NOT INDEXED WHERE rowid > ? AND rowid <= ? AND org_id = ?'
+  for (const [column, values] of [
+    ['type', filter.types],
+    ['resource', filter.resources],
+  ] as const) {
+    if (!values || values.length === 0) continue
+    sql += ` AND ${column} IN (${values.map(() => '?').join(', ')})`
+    params.push(...values)
   }
   sql += ' ORDER BY rowid LIMIT ?'
   params.push(limit)

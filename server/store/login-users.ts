@@ -50,3 +50,9 @@ export function userById(db: Database, id: string): LoginUser | null {
   const row = db.query(`${SELECT} WHERE users.id = ?`).get(id) as LoginRow | null
   return row ? fromRow(row) : null
 }
+
+/** The user's role now (a client may change it at any time), or null when there is no such user. */
+export function roleOfUser(db: Database, id: string): string | null {
+  const row = db.query('SELECT role FROM users WHERE id = ?').get(id) as { role: string } | null
+  return row?.role ?? null
+}

@@ -93,9 +93,15 @@ export function setAuthorizationCodeGrant(db: Database, code: string, grantId: s
 }
 
 /**
- * Deletes codes a day past their expiry. Used codes are kept that long so that a late second
- * redemption is still recognised as reuse (and revokes) rather than as an unknown code.
+ * Deletes at most `limit` codes a day past their expiry; returns how many. Used codes are kept that
+ * long so that a late second redemption is still recognised as reuse (and revokes) rather than as
+ * an unknown code. Redemption compares the expiry itself, so a code not deleted yet is still refused.
  */
-export function purgeExpiredCodes(db: Database, now: number): void {
-  db.query('DELETE FROM oauth_authorization_codes WHERE expires_at < ?').run(isoNow(now - 86_400_000))
+export function purgeExpiredCodes(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM oauth_authorization_codes WHERE rowid IN
+         (SELECT rowid FROM oauth_authorization_codes WHERE expires_at < ? LIMIT ?)`,
+    )
+    .run(isoNow(now - 86_400_000), limit).changes
 }

@@ -142,7 +142,15 @@ export function redeemDeviceCode(db: Database, hash: string, now: number): boole
   )
 }
 
-/** Deletes device codes a day past their expiry, which also frees their user codes. */
-export function purgeExpiredDeviceCodes(db: Database, now: number): void {
-  db.query('DELETE FROM oauth_device_codes WHERE expires_at < ?').run(isoNow(now - 86_400_000))
+/**
+ * Deletes at most `limit` device codes a day past their expiry, which also frees their user codes;
+ * returns how many. The token endpoint and the device page compare the expiry themselves.
+ */
+export function purgeExpiredDeviceCodes(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM oauth_device_codes WHERE rowid IN
+         (SELECT rowid FROM oauth_device_codes WHERE expires_at < ? LIMIT ?)`,
+    )
+    .run(isoNow(now - 86_400_000), limit).changes
 }

@@ -111,9 +111,42 @@ export function markRefreshTokenUsed(db: Database, token: string, now: number): 
   return result.changes === 1
 }
 
-/** Deletes what can never be used again: expired grants (with their refresh tokens) and expired refresh tokens. */
-export function purgeExpiredGrants(db: Database, now: number): void {
-  const at = isoNow(now)
-  db.query('DELETE FROM oauth_refresh_tokens WHERE expires_at < ?').run(at)
-  db.query('DELETE FROM oauth_grants WHERE expires_at < ?').run(isoNow(now - 3600_000))
+/**
+ * An access token's lifetime (ACCESS_TOKEN_TTL_S). A family is kept this long after it stops
+ * issuing tokens, so that access tokens carrying its `sid` keep working until their own expiry:
+ * a deleted grant is not live.
+ */
+const ACCESS_TOKEN_MS = 3600_000
+
+/**
+ * Deletes at most `limit` grants (with their refresh tokens) that can never issue again and whose
+ * access tokens have expired; returns how many. That is an access-token lifetime after the grant's
+ * absolute expiry, after its revocation, or after its last refresh token's (idle) expiry. Idle
+ * families are found through those expired tokens, so this runs before purgeExpiredRefreshTokens.
+ */
+export function purgeExpiredGrants(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM oauth_grants WHERE id IN (
+         SELECT id FROM oauth_grants WHERE expires_at < ?1
+         UNION ALL SELECT id FROM oauth_grants WHERE revoked_at < ?1
+         UNION ALL SELECT r.grant_id FROM oauth_refresh_tokens r WHERE r.expires_at < ?1
+           AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens l WHERE l.grant_id = r.grant_id AND l.expires_at >= ?1)
+         LIMIT ?2)`,
+    )
+    .run(isoNow(now - ACCESS_TOKEN_MS), limit).changes
+}
+
+/**
+ * Deletes at most `limit` refresh tokens an access-token lifetime past their expiry; returns how
+ * many. They are kept that hour so that purgeExpiredGrants sees when a family last issued. The
+ * refresh grant compares the expiry itself, so a token not deleted yet is still refused.
+ */
+export function purgeExpiredRefreshTokens(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM oauth_refresh_tokens WHERE rowid IN
+         (SELECT rowid FROM oauth_refresh_tokens WHERE expires_at < ? LIMIT ?)`,
+    )
+    .run(isoNow(now - ACCESS_TOKEN_MS), limit).changes
 }

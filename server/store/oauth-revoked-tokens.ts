@@ -20,6 +20,15 @@ export function tokenIdRevoked(db: Database, jti: string): boolean {
   return db.query('SELECT 1 FROM oauth_revoked_tokens WHERE jti = ?').get(jti) !== null
 }
 
-export function purgeExpiredRevocations(db: Database, now: number): void {
-  db.query('DELETE FROM oauth_revoked_tokens WHERE expires_at < ?').run(isoNow(now))
+/**
+ * Deletes at most `limit` revocations of tokens that have expired anyway (their `exp` refuses them
+ * now); returns how many.
+ */
+export function purgeExpiredRevocations(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM oauth_revoked_tokens WHERE rowid IN
+         (SELECT rowid FROM oauth_revoked_tokens WHERE expires_at < ? LIMIT ?)`,
+    )
+    .run(isoNow(now), limit).changes
 }

@@ -7,11 +7,30 @@ export interface Org {
   name: string
 }
 
+/** An organization name in use: the admin commands find organizations by name (`--org Acme`). */
+export class OrgNameTakenError extends Error {
+  override name = 'OrgNameTakenError'
+}
+
 export function createOrg(db: Database, name: string): Org {
   const id = newId('org')
   const now = isoNow()
   db.query('INSERT INTO orgs (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, name, now, now)
   return { id, name }
+}
+
+/**
+ * Creates an organization unless one already has this name (or this id), checked in the write
+ * transaction itself so that two admin commands running at once cannot both create it.
+ */
+export function createUniqueOrg(db: Database, name: string): Org {
+  return db
+    .transaction(() => {
+      if (findOrg(db, name))
+        throw new OrgNameTakenError(`an organization named ${JSON.stringify(name)} exists already`)
+      return createOrg(db, name)
+    })
+    .immediate()
 }
 
 /** Finds an organization by id or by exact name. */

@@ -1,6 +1,9 @@
 import type { Database } from './db.ts'
 import { isoNow } from './time.ts'
 
+/** A stored query expires this long after it was last sent or run (docs/query.md). */
+export const STORED_QUERY_TTL_MS = 30 * 24 * 3600 * 1000
+
 /** A QUERY body kept so that GET on its `Location` runs it again (docs/query.md). */
 export interface StoredQuery {
   id: string
@@ -47,7 +50,8 @@ const toQuery = (row: QueryRow): StoredQuery => ({
 
 /**
  * The stored query for this request, made if the organization has none for the same target, media
- * type and body (`requestHash`); an existing one is marked used now.
+ * type and body (`requestHash`); an existing one is marked used now. One that expired and that
+ * housekeeping has not deleted yet is replaced (with its results), so its id never comes back.
  */
 export function saveQuery(
   db: Database,
@@ -55,34 +59,46 @@ export function saveQuery(
   now: number,
 ): StoredQuery {
   const at = isoNow(now)
-  db.query(
-    `INSERT INTO stored_queries (id, org_id, created_by, target, media_type, body, request_hash, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (org_id, request_hash) DO UPDATE SET updated_at = excluded.updated_at`,
-  ).run(
-    query.id,
-    query.orgId,
-    query.createdBy,
-    query.target,
-    query.mediaType,
-    query.body,
-    query.requestHash,
-    at,
-    at,
-  )
-  const row = db
-    .query('SELECT * FROM stored_queries WHERE org_id = ? AND request_hash = ?')
-    .get(query.orgId, query.requestHash) as QueryRow
-  return toQuery(row)
+  return db.transaction(() => {
+    db.query('DELETE FROM stored_queries WHERE org_id = ? AND request_hash = ? AND updated_at < ?').run(
+      query.orgId,
+      query.requestHash,
+      isoNow(now - STORED_QUERY_TTL_MS),
+    )
+    db.query(
+      `INSERT INTO stored_queries (id, org_id, created_by, target, media_type, body, request_hash, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (org_id, request_hash) DO UPDATE SET updated_at = excluded.updated_at`,
+    ).run(
+      query.id,
+      query.orgId,
+      query.createdBy,
+      query.target,
+      query.mediaType,
+      query.body,
+      query.requestHash,
+      at,
+      at,
+    )
+    const row = db
+      .query('SELECT * FROM stored_queries WHERE org_id = ? AND request_hash = ?')
+      .get(query.orgId, query.requestHash) as QueryRow
+    return toQuery(row)
+  })()
 }
 
-/** A stored query by id in any organization; callers decide between 403 and 404. */
-export function findQuery(db: Database, id: string): StoredQuery | null {
-  const row = db.query('SELECT * FROM stored_queries WHERE id = ?').get(id) as QueryRow | null
+/**
+ * A stored query by id in any organization, unless it expired (whether or not housekeeping has
+ * deleted it yet); callers decide between 403 and 404.
+ */
+export function findQuery(db: Database, id: string, now: number): StoredQuery | null {
+  const row = db
+    .query('SELECT * FROM stored_queries WHERE id = ? AND updated_at >= ?')
+    .get(id, isoNow(now - STORED_QUERY_TTL_MS)) as QueryRow | null
   return row ? toQuery(row) : null
 }
 
-/** Marks a stored query used (it is purged a while after its last use). */
+/** Marks a stored query used (it expires STORED_QUERY_TTL_MS after its last use). */
 export function touchQuery(db: Database, id: string, now: number): void {
   db.query('UPDATE stored_queries SET updated_at = ? WHERE id = ?').run(isoNow(now), id)
 }
@@ -130,8 +146,22 @@ export function findResult(db: Database, tokenHash: string, now: number): Stored
   }
 }
 
-/** Drops expired results and stored queries unused since `queriesBefore`. */
-export function purgeQueries(db: Database, now: number, queriesBefore: number): void {
-  db.query('DELETE FROM query_results WHERE expires_at <= ?').run(isoNow(now))
-  db.query('DELETE FROM stored_queries WHERE updated_at < ?').run(isoNow(queriesBefore))
+/** Deletes at most `limit` expired stored results; returns how many. */
+export function purgeExpiredResults(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM query_results WHERE rowid IN
+         (SELECT rowid FROM query_results WHERE expires_at <= ? LIMIT ?)`,
+    )
+    .run(isoNow(now), limit).changes
+}
+
+/** Deletes at most `limit` stored queries (with their results) unused for STORED_QUERY_TTL_MS; returns how many. */
+export function purgeExpiredQueries(db: Database, now: number, limit: number): number {
+  return db
+    .query(
+      `DELETE FROM stored_queries WHERE rowid IN
+         (SELECT rowid FROM stored_queries WHERE updated_at < ? LIMIT ?)`,
+    )
+    .run(isoNow(now - STORED_QUERY_TTL_MS), limit).changes
 }

@@ -1,12 +1,22 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runAdmin, runOk } from './run.ts'
+import { adminCommand, RUNNER_UID, runAdmin, runOk } from './run.ts'
 
 let dir: string
 let db: string
+const readOnlyDirs: string[] = []
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'api-admin-errors-'))
@@ -28,7 +38,11 @@ beforeAll(async () => {
     db,
   )
 })
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterAll(() => {
+  // Directories made read-only for a test are made writable again so that they can be removed.
+  for (const path of readOnlyDirs) chmodSync(path, 0o755)
+  rmSync(dir, { recursive: true, force: true })
+})
 
 /** Rows an admin command could have added. */
 function rowCount(): number {
@@ -49,11 +63,12 @@ const cmd = (line: string, ...more: string[]) => [...line.split(' '), ...more]
 const USER = 'user create --org Acme --name Eve --email eve@acme.example'
 const CLIENT = 'client create --name C --org Acme'
 
-// Exit 2 for what the command line itself gets wrong (usage), 1 for what the data rules refuse.
+// Exit 2 for what the command line itself gets wrong (usage), 1 for what the database refuses
+// (a name or an e-mail address taken).
 const cases: [string, string[], number, RegExp][] = [
   ['org create without --name', cmd('org create'), 2, /--name is required/],
   ['org create with --name and no value', cmd('org create --name'), 2, /--name/],
-  ['org create with a name taken', cmd('org create --name Acme'), 2, /exists already/],
+  ['org create with a name taken', cmd('org create --name Acme'), 1, /exists already/],
   ['user create without --password', cmd(USER), 2, /--password is required/],
   [
     'user create without --email',
@@ -83,7 +98,7 @@ const cases: [string, string[], number, RegExp][] = [
   [
     'user create with an e-mail taken in the organization (any case)',
     cmd('user create --org Acme --name A2 --email ANN@acme.example --password long-enough'),
-    2,
+    1,
     /email is already taken/,
   ],
   ['client create without --name', cmd('client create --org Acme'), 2, /--name is required/],
@@ -142,4 +157,181 @@ describe('api-server with bad input', () => {
       expect(rowCount()).toBe(before)
     },
   )
+})
+
+/** The permission bits of a file. */
+const modeOf = (path: string) => statSync(path).mode & 0o777
+
+/** A new directory owned by the user that `unprivileged` commands run as. */
+function runnerDir(name: string): string {
+  const path = join(dir, 'runner', name)
+  mkdirSync(path, { recursive: true })
+  chmodSync(join(dir, 'runner'), 0o755)
+  chmodSync(dir, 0o755)
+  if (RUNNER_UID !== undefined && RUNNER_UID !== process.getuid?.()) chownSync(path, RUNNER_UID, RUNNER_UID)
+  return path
+}
+
+/** A file the runner owns, empty unless `content` is given. */
+function runnerFile(path: string, content = ''): string {
+  writeFileSync(path, content, { mode: 0o600 })
+  if (RUNNER_UID !== undefined && RUNNER_UID !== process.getuid?.()) chownSync(path, RUNNER_UID, RUNNER_UID)
+  return path
+}
+
+describe('api-server --db in a directory that does not exist', () => {
+  const commands: [string, string[]][] = [
+    ['serve', cmd('serve --port 0')],
+    ['migrate', cmd('migrate')],
+    ['seed', cmd('seed')],
+    ['org create', cmd('org create --name Initech')],
+    ['user create', cmd(`${USER} --password long-enough`)],
+    ['client create', cmd(CLIENT)],
+    ['keys rotate', cmd('keys rotate')],
+    ['backup', cmd('backup copy.db')],
+  ]
+  it.each(commands)(
+    '%s exits 1 naming the directory, and creates neither it nor a database',
+    async (_, args) => {
+      const missing = join(dir, 'no', 'such', 'dir')
+      const run = await runAdmin(args, join(missing, 'api.db'), { timeoutMs: 20_000 })
+      expect(run).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: `api-server: the directory ${missing} does not exist\n`,
+      })
+      expect(existsSync(join(dir, 'no'))).toBe(false)
+    },
+    30_000,
+  )
+})
+
+describe('api-server with a file it cannot use', () => {
+  // Root may write any file, so these run as nobody when the tests run as root.
+  const cases: [string, () => { args: string[]; db: string; reason: string }][] = [
+    [
+      'a read-only database file',
+      () => {
+        const db = runnerFile(join(runnerDir('read-only-file'), 'api.db'))
+        chmodSync(db, 0o444)
+        return { args: ['migrate'], db, reason: `the database file ${db} is read-only` }
+      },
+    ],
+    [
+      'a database in a read-only directory',
+      () => {
+        const parent = runnerDir('read-only-dir')
+        const db = runnerFile(join(parent, 'api.db'))
+        chmodSync(parent, 0o555)
+        readOnlyDirs.push(parent)
+        return {
+          args: ['migrate'],
+          db,
+          reason: `the directory ${parent} is read-only (SQLite writes api.db-wal and -shm beside the database)`,
+        }
+      },
+    ],
+    [
+      'a --db that is a directory',
+      () => {
+        const db = runnerDir('a-directory')
+        return { args: ['migrate'], db, reason: `${db} is a directory, not a database file` }
+      },
+    ],
+    [
+      'a file that is not a database',
+      () => {
+        const db = runnerFile(join(runnerDir('not-a-database'), 'api.db'), 'name,email\n')
+        return { args: ['migrate'], db, reason: `${db} is not a SQLite database` }
+      },
+    ],
+    [
+      'a backup into a read-only directory',
+      () => {
+        const parent = runnerDir('backup-read-only')
+        const db = runnerFile(join(parent, 'api.db'))
+        const out = join(parent, 'out')
+        mkdirSync(out, { mode: 0o555 })
+        chmodSync(out, 0o555)
+        readOnlyDirs.push(out)
+        if (RUNNER_UID !== undefined && RUNNER_UID !== process.getuid?.())
+          chownSync(out, RUNNER_UID, RUNNER_UID)
+        const copy = join(out, 'copy.db')
+        return { args: ['backup', copy], db, reason: `cannot create ${copy}: permission denied` }
+      },
+    ],
+    [
+      'a backup into a directory that does not exist',
+      () => {
+        const parent = runnerDir('backup-missing')
+        const db = runnerFile(join(parent, 'api.db'))
+        const missing = join(parent, 'missing')
+        return {
+          args: ['backup', join(missing, 'copy.db')],
+          db,
+          reason: `the directory ${missing} does not exist`,
+        }
+      },
+    ],
+  ]
+  it.each(cases)('exits 1 with one line naming the file for %s', async (_, setup) => {
+    const { args, db, reason } = setup()
+    const run = await runAdmin(args, db, { unprivileged: true })
+    expect(run).toEqual({ status: 1, stdout: '', stderr: `api-server: ${reason}\n` })
+  })
+})
+
+describe('files holding password hashes are created 0600, whatever the umask', () => {
+  it('creates the database 0600 and leaves the mode of an existing one alone', async () => {
+    const fresh = join(dir, 'modes.db')
+    expect((await runAdmin(['migrate'], fresh, { umask: '000' })).status).toBe(0)
+    expect(modeOf(fresh)).toBe(0o600)
+    chmodSync(fresh, 0o640)
+    expect((await runAdmin(['migrate'], fresh, { umask: '000' })).status).toBe(0)
+    expect(modeOf(fresh)).toBe(0o640)
+  })
+
+  it('creates a backup 0600', async () => {
+    const copy = join(dir, 'modes-backup.db')
+    expect((await runAdmin(['backup', copy], db, { umask: '000' })).status).toBe(0)
+    expect(modeOf(copy)).toBe(0o600)
+  })
+
+  it('creates the -wal and -shm files of a serving database 0600', async () => {
+    const served = join(dir, 'modes-served.db')
+    const proc = Bun.spawn(adminCommand(['serve', '--port', '0'], served, { umask: '000' }), {
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { ...process.env, API_DB: undefined },
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    })
+    try {
+      const reader = proc.stdout.getReader()
+      let output = ''
+      while (!output.includes('listening on')) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`api-server serve did not start: ${await new Response(proc.stderr).text()}`)
+        output += new TextDecoder().decode(value)
+      }
+      reader.releaseLock()
+      const modes = [served, `${served}-wal`, `${served}-shm`].map((file) => [file, modeOf(file)])
+      expect(modes).toEqual([served, `${served}-wal`, `${served}-shm`].map((file) => [file, 0o600]))
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
+  }, 30_000)
+
+  it('creates only the default ./data directory on demand (its database 0600), and :memory: needs no file', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'api-admin-default-'))
+    try {
+      expect((await runAdmin(['migrate'], null, { cwd, umask: '000' })).status).toBe(0)
+      expect(modeOf(join(cwd, 'data', 'api.db'))).toBe(0o600)
+      expect((await runAdmin(['migrate'], ':memory:', { cwd })).status).toBe(0)
+      expect(existsSync(join(cwd, ':memory:'))).toBe(false)
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
 })

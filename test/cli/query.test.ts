@@ -113,6 +113,22 @@ describe('api query', () => {
     expect(run.code).toBe(queryAvailable ? 0 : 1)
   })
 
+  it.each([
+    ['a file ending in a newline', 'file'],
+    ['standard input from echo', 'stdin'],
+  ])('sends a --jsonpath from %s without the blank around it (RFC 9535 allows none)', async (_, from) => {
+    const text = "\n $[?@.status == 'paid'].id\r\n"
+    const file = join(tempDir(), 'paid.jsonpath')
+    writeFileSync(file, text)
+    const run = await runCli(
+      ['query', 'orders', '--jsonpath', from === 'file' ? `@${file}` : '@-'],
+      from === 'file' ? { env } : { env, stdin: text },
+    )
+    expect(run.requests[0]!.body).toBe("$[?@.status == 'paid'].id")
+    expect(run.code).toBe(queryAvailable ? 0 : 1)
+    if (queryAvailable) expect(JSON.parse(run.stdout).sort()).toEqual(paid.map((o) => o.id).sort())
+  })
+
   it('shows the 405 for a QUERY on a single record (exit 1)', async () => {
     const run = await runCli(['query', `orders/${paid[0]!.id}`, '--form', 'status=paid'], { env })
     expect(run.requests[0]!.url.pathname).toBe(`/api/v1/orders/${paid[0]!.id}`)

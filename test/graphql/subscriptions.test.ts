@@ -121,7 +121,7 @@ describe.each(transports)(
     })
 
     it('ends the stream cleanly when the token expires', async () => {
-      const token = await shortLivedToken(server, acme, 2, ['read:events'])
+      const token = await shortLivedToken(server, acme, 2, ['read:events', 'read:users'])
       const subscriber = subscribe(server, transport, token)
       await settle()
       const id = await write(acme)

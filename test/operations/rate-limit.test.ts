@@ -23,7 +23,7 @@ async function spend(send: () => Promise<Response>, times: number) {
   return answers
 }
 
-describe('rate limits per token', () => {
+describe('rate limits per client and user', () => {
   let acme: Tenant
   beforeAll(async () => {
     acme = await server.tenant()
@@ -53,7 +53,7 @@ describe('rate limits per token', () => {
     }
   })
 
-  it('another token has its own quota', async () => {
+  it('another client has its own quota', async () => {
     const other = await server.tenant()
     expect((await other.fetch('/api/v1/orders')).status).toBe(200)
   })

@@ -3,12 +3,13 @@ import fc from 'fast-check'
 import { ApiError } from '../../shared/errors.ts'
 import { filterParams, parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
+import { events } from '../../shared/resources/events.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { createOrder, createPost, createProduct, createUser, readJson } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { list } from './helpers.ts'
+import { clientOf, list } from './helpers.ts'
 
 const A_ID = 'ord_01jd3v0m7qf8s9t2w4x6y8z0ab'
 /** Values that have broken query parsers before: edge numbers, dates, sort syntax, prototype names. */
@@ -261,4 +262,65 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
       )
     })
   }
+
+  it('answers the event log to a token with only read:events and read:orders with order events alone, 400, or 403 naming a scope it lacks; never 500', async () => {
+    const tenant = tenants[0]!
+    const narrow = await clientOf(server, tenant.orgId, ['read:events', 'read:orders'])
+    const collection = fc.constantFrom(...RESOURCES.map((r) => r.name), 'nope', 'ORDERS', '')
+    const eventFilter = fc.oneof(
+      collection.map((c) => `resource = '${c}'`),
+      fc.tuple(collection, collection).map(([a, b]) => `resource IN ('${a}', '${b}')`),
+      collection.map((c) => `resource != '${c}' OR type LIKE '%'`),
+      fc.constantFrom(...FILTERS, "type LIKE 'user.%'"),
+      value,
+    )
+    const request = fc.oneof(
+      fc
+        .tuple(
+          fc.constantFrom('/api/v1/events', '/api/v2/events'),
+          fc.option(collection, { nil: undefined }),
+          near(namesOf(events), [['type', 'user.created']]),
+        )
+        .map(([path, resource, params]) => {
+          if (resource !== undefined) params.set('resource', resource)
+          return `${path}?${params}`
+        }),
+      fc
+        .tuple(eventFilter, fc.subarray(COMMON))
+        .map(
+          ([filter, pairs]) =>
+            `/api/v1/search?${new URLSearchParams([['collection', 'events'], ['filter', filter], ...pairs])}`,
+        ),
+    )
+    await fc.assert(
+      fc.asyncProperty(request, async (path) => {
+        const response = await narrow(path)
+        const text = await response.text()
+        expect([200, 400, 403]).toContain(response.status)
+        expect(text).not.toContain('@example.com')
+        const body = JSON.parse(text) as Record<string, unknown>
+        if (response.status === 403) {
+          const { error } = body as { error: { code: string; details: { message: string }[] } }
+          expect(error.code).toBe('FORBIDDEN')
+          const scope = /^requires (read:[a-z-]+)$/.exec(error.details[0]!.message)?.[1]
+          expect([
+            'read:users',
+            'read:addresses',
+            'read:products',
+            'read:line-items',
+            'read:posts',
+            'read:comments',
+          ]).toContain(scope!)
+          expect(decodeURIComponent(path.replaceAll('+', ' '))).toContain(scope!.slice('read:'.length))
+          return
+        }
+        if (response.status === 400) return
+        for (const event of body.data as { id: string; resource: string }[]) {
+          expect(event.resource).toBe('orders')
+          expect(ownerOf(event.id)).toBe(tenant.orgId)
+        }
+      }),
+      { numRuns: 150 },
+    )
+  })
 })

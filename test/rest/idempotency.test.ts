@@ -155,6 +155,34 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     expect(response.headers.get('idempotent-replayed')).toBeNull()
   })
 
+  it('checks a replay against the role the user has now: a demoted admin gets 403, not the stored order', async () => {
+    const org = await orgWithUsers(server, 'Demoted')
+    const cli = await discover(server, CLI_CLIENT_ID)
+    const { access_token: token } = await codeFlow(
+      server,
+      cli,
+      'http://127.0.0.1:5000/callback',
+      org.admin.email,
+    )
+    const send = (method: string, path: string, json: unknown, key?: string) =>
+      server.fetch(path, {
+        method,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          ...(key ? { 'Idempotency-Key': key } : {}),
+        },
+        body: JSON.stringify(json),
+      })
+    const key = newKey()
+    const order = { userId: org.member.id, amount: 4200, currency: 'EUR' }
+    expect((await send('POST', '/api/v1/orders', order, key)).status).toBe(201)
+    expect((await send('PATCH', `/api/v1/users/${org.admin.id}`, { role: 'viewer' })).status).toBe(200)
+    const replay = await send('POST', '/api/v1/orders', order, key)
+    await expectError(replay, 403, 'FORBIDDEN', ['scope'])
+    expect(replay.headers.get('idempotent-replayed')).toBeNull()
+  })
+
   it('keeps no row for a request that failed', async () => {
     const key = newKey()
     await postProduct(acme, key, { ...productBody(), price: 'free' })

@@ -34,7 +34,10 @@ export interface TestServer {
  * far above what any test sends, and only errors are logged.
  */
 export async function startTestServer(
-  options: Pick<ServeOptions, 'corsOrigins' | 'rateLimit' | 'logLevel' | 'logger'> = {},
+  options: Pick<
+    ServeOptions,
+    'corsOrigins' | 'rateLimit' | 'logLevel' | 'logger' | 'bodyIdleTimeoutMs' | 'housekeeping'
+  > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const dbPath = join(dir, 'api.db')

@@ -1,0 +1,53 @@
+import { roleScopes } from '../oauth/roles.ts'
+import { StampedCache } from '../store/change-stamp.ts'
+import type { Database } from '../store/db.ts'
+import { roleOfUser } from '../store/login-users.ts'
+import { grantIsLive } from '../store/oauth-grants.ts'
+import { tokenIdRevoked } from '../store/oauth-revoked-tokens.ts'
+import type { Principal } from './tokens.ts'
+
+/** Each role's scopes, worked out once (an unknown role allows nothing). */
+const ROLE_SCOPES = new Map(['admin', 'member', 'viewer'].map((role) => [role, new Set(roleScopes(role))]))
+const NOTHING: ReadonlySet<string> = new Set()
+
+/** The principal itself when its role allows all its scopes; else a copy with the rest dropped. */
+function cappedByRole(principal: Principal, role: string): Principal {
+  const allowed = ROLE_SCOPES.get(role) ?? NOTHING
+  for (const scope of principal.scopes) {
+    if (allowed.has(scope)) continue
+    return { ...principal, scopes: new Set([...principal.scopes].filter((s) => allowed.has(s))) }
+  }
+  return principal
+}
+
+/** What a token stands for now, read from the database: null when revoked. */
+function lookUp(db: Database, principal: Principal): Principal | null {
+  if (principal.kind === 'client') {
+    const jti = principal.tokenId
+    return jti !== undefined && tokenIdRevoked(db, jti) ? null : principal
+  }
+  // A user token without a grant is none of ours; a grant is gone with its user.
+  if (principal.grantId === undefined || !grantIsLive(db, principal.grantId)) return null
+  return cappedByRole(principal, roleOfUser(db, principal.subject) ?? '')
+}
+
+/**
+ * The principal an access token stands for at the time of the request (docs/oauth.md, "How
+ * revocation and role changes reach access tokens"): null when it was revoked since it was issued
+ * (a user token through its grant, `sid`; a client-credentials token through its `jti`), and for a
+ * user token its scopes capped by the user's current role, so that a demotion takes effect
+ * without waiting for the token to expire. The token's own scopes stay the ceiling: a promotion
+ * gives back no more than it was issued with.
+ *
+ * The answer is cached per token until the database changes (any write, here at once, in another
+ * process within 250 ms): requests between writes look nothing up and allocate nothing.
+ */
+export function currentAccess(db: Database): (principal: Principal) => Principal | null {
+  const current = new StampedCache<Principal | null>(db)
+  return (principal) => {
+    const jti = principal.tokenId
+    // Every token this server issues has a jti; the cache is keyed by it.
+    if (jti === undefined) return lookUp(db, principal)
+    return current.get(jti, () => lookUp(db, principal))
+  }
+}

@@ -1,0 +1,102 @@
+import type { Database } from '../store/db.ts'
+import { purgeExpiredIdempotencyKeys } from '../store/idempotency-expiry.ts'
+import { purgeExpiredCodes } from '../store/oauth-codes.ts'
+import { purgeExpiredDeviceCodes } from '../store/oauth-device-codes.ts'
+import { purgeExpiredGrants, purgeExpiredRefreshTokens } from '../store/oauth-grants.ts'
+import { purgeExpiredRevocations } from '../store/oauth-revoked-tokens.ts'
+import { purgeExpiredQueries, purgeExpiredResults } from '../store/queries.ts'
+import type { Logger } from './logger.ts'
+
+export interface HousekeepingOptions {
+  /** Between the end of one run and the start of the next. */
+  everyMs: number
+  /** From start to the first run: soon, but not in the way of start-up. */
+  firstAfterMs: number
+  /** At most this many rows of each kind per run; what is left waits for the next run. */
+  limit: number
+}
+
+const HOUSEKEEPING_DEFAULTS: HousekeepingOptions = {
+  everyMs: 60_000,
+  firstAfterMs: 1_000,
+  limit: 1_000,
+}
+
+type Purge = (db: Database, now: number, limit: number) => number
+
+/**
+ * Every kind of row that expires, in the order they are purged. Each lookup compares the expiry
+ * itself, so a row the job has not reached yet is already refused: purging only frees space.
+ */
+const KINDS: readonly (readonly [string, Purge])[] = [
+  ['idempotencyKeys', purgeExpiredIdempotencyKeys],
+  ['authorizationCodes', purgeExpiredCodes],
+  ['deviceCodes', purgeExpiredDeviceCodes],
+  // Before refresh tokens: idle families are found through their expired tokens.
+  ['grants', purgeExpiredGrants],
+  ['refreshTokens', purgeExpiredRefreshTokens],
+  ['revokedTokens', purgeExpiredRevocations],
+  ['queryResults', purgeExpiredResults],
+  ['storedQueries', purgeExpiredQueries],
+]
+
+/**
+ * One run: at most `limit` expired rows of each kind, each kind one statement (its own short
+ * transaction, so the writer lock is never held long). A kind that fails is logged and skipped;
+ * the others still run. Returns how many rows of each kind were deleted.
+ */
+export function runHousekeeping(
+  db: Database,
+  now: number,
+  limit: number,
+  logger: Logger,
+): Record<string, number> {
+  const deleted: Record<string, number> = {}
+  for (const [kind, purge] of KINDS) {
+    try {
+      const count = purge(db, now, limit)
+      if (count > 0) deleted[kind] = count
+    } catch (error) {
+      logger.error(error, { job: 'housekeeping', kind })
+    }
+  }
+  return deleted
+}
+
+/**
+ * Runs housekeeping on a timer until stopped. The timer is unref'd: it never keeps the process
+ * alive. Logs one line per run that deleted something: counts per kind, never row contents.
+ */
+export function startHousekeeping(
+  db: Database,
+  logger: Logger,
+  clock: () => number,
+  options: Partial<HousekeepingOptions> = {},
+): { stop: () => void } {
+  const { everyMs, firstAfterMs, limit } = { ...HOUSEKEEPING_DEFAULTS, ...options }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let stopped = false
+  const schedule = (ms: number) => {
+    if (stopped) return
+    timer = setTimeout(run, ms)
+    timer.unref()
+  }
+  const run = () => {
+    try {
+      const started = clock()
+      const deleted = runHousekeeping(db, started, limit, logger)
+      if (Object.keys(deleted).length > 0)
+        logger.log('info', 'housekeeping', { deleted, durationMs: clock() - started })
+    } catch (error) {
+      logger.error(error, { job: 'housekeeping' })
+    }
+    schedule(everyMs)
+  }
+  schedule(firstAfterMs)
+  return {
+    stop: () => {
+      stopped = true
+      clearTimeout(timer)
+    },
+  }
+}
