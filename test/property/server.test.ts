@@ -208,6 +208,46 @@ describe('POST /api/v1/orders with random JSON bodies', () => {
     )
   })
 
+  it('answers 400 naming the member for any body that repeats one, with or without Idempotency-Key, creating nothing', async () => {
+    const member = fc.constantFrom('userId', 'amount', 'currency', 'status')
+    const spelled = (name: string, escaped: boolean) =>
+      escaped
+        ? `"${[...name].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`
+        : `"${name}"`
+    await fc.assert(
+      fc.asyncProperty(
+        member,
+        fc.jsonValue(),
+        fc.boolean(),
+        fc.boolean(),
+        async (name, second, escaped, keyed) => {
+          const first = JSON.stringify({ userId: acme.userId, amount: 100, currency: 'EUR', status: 'paid' })
+          const body = `${first.slice(0, -1)},${spelled(name, escaped)}:${JSON.stringify(second)}}`
+          const before = acme.orderIds.size
+          const response = await acme.tenant.fetch('/api/v1/orders', {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/json',
+              ...(keyed ? { 'Idempotency-Key': `dup-${name}-${escaped}` } : {}),
+            },
+            body,
+          })
+          expect(response.status).toBe(400)
+          const { error } = (await response.json()) as {
+            error: { code: string; details: { field: string }[] }
+          }
+          expect(error.code).toBe('BAD_REQUEST')
+          expect(error.details.map((d) => d.field)).toEqual([name])
+          expect(acme.orderIds.size).toBe(before)
+        },
+      ),
+      { numRuns: 60 },
+    )
+    const listed = await acme.tenant.fetch('/api/v1/orders?limit=100')
+    const { data } = (await listed.json()) as { data: { id: string }[] }
+    expect(new Set(data.map((o) => o.id))).toEqual(acme.orderIds)
+  })
+
   it("leaves the other organization's orders exactly as they were", async () => {
     const response = await globex.tenant.fetch('/api/v1/orders?limit=100')
     const { data } = (await response.json()) as { data: { id: string; userId: string }[] }
