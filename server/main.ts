@@ -12,12 +12,15 @@ import { backupDatabase } from './ops/backup.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { createClient, GRANT_TYPES, type GrantType } from './store/clients.ts'
-import { type Database, migrateDatabase, openDatabase } from './store/db.ts'
+import { type Database, DURABILITIES, type Durability, migrateDatabase, openDatabase } from './store/db.ts'
 import { createUniqueOrg } from './store/orgs.ts'
 
 const DEFAULT_DB = './data/api.db'
 
 class UsageError extends Error {}
+
+const isDurability = (value: string): value is Durability =>
+  (DURABILITIES as readonly string[]).includes(value)
 
 interface Io {
   out: (line: string) => void
@@ -46,10 +49,6 @@ function withDb<T>(path: string, run: (db: Database) => T): T {
   }
 }
 
-/**
- * A required text flag, as typed: cac (through mri) turns number-like values into numbers, which
- * would make the password "0123456789" the number 123456789 and reject `--name 2024`.
- */
 /** The text of an option as typed: the parser turns number-like values (`--db 123`) into numbers. */
 function optionalText(options: Record<string, unknown>, name: string, argv: string[]): string | undefined {
   let value = options[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())]
@@ -62,6 +61,10 @@ function optionalText(options: Record<string, unknown>, name: string, argv: stri
   return typeof value === 'string' ? value : undefined
 }
 
+/**
+ * A required text flag, as typed: cac (through mri) turns number-like values into numbers, which
+ * would make the password "0123456789" the number 123456789 and reject `--name 2024`.
+ */
 function requiredText(options: Record<string, unknown>, name: string, argv: string[]): string {
   const value = optionalText(options, name, argv)
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`)
@@ -105,6 +108,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       `Requests a minute per client and user (whatever their token), or per address without one; 0 turns limits off (env API_RATE_LIMIT, default ${DEFAULT_RATE_LIMIT})`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (env API_LOG_LEVEL, default info)`)
+    .option(
+      '--durability <mode>',
+      'full: every acknowledged write survives power loss; fast: one sync per checkpoint, the last commits may be lost on power loss (env API_DURABILITY, default full)',
+    )
     .action(async (options) => {
       const port = Number(options.port ?? io.env.PORT ?? 8080)
       const rateLimit = Number(options.rateLimit ?? io.env.API_RATE_LIMIT ?? DEFAULT_RATE_LIMIT)
@@ -117,6 +124,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         throw new UsageError((error as Error).message)
       }
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535')
+      const durability = String(options.durability ?? io.env.API_DURABILITY ?? 'full')
+      if (!isDurability(durability)) throw new UsageError(`--durability must be ${DURABILITIES.join(' or ')}`)
       let corsOrigins: string[]
       try {
         const given =
@@ -136,6 +145,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         corsOrigins,
         rateLimit,
         logLevel,
+        durability,
         out: io.out,
       })
       const env = server.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${server.url} `

@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from './http/limits.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
-import { migrateDatabase, openDatabase } from './store/db.ts'
+import { type Durability, durabilityOf, migrateDatabase, openDatabase } from './store/db.ts'
 
 export interface ServeOptions {
   host: string
@@ -23,6 +23,8 @@ export interface ServeOptions {
    * (`--rate-limit`); 0 turns limits off.
    */
   rateLimit?: number
+  /** `--durability`: `full` (default) syncs every commit to disk, `fast` only at checkpoints. */
+  durability?: Durability
   /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
   logLevel?: LogLevel
   logger?: Logger
@@ -43,7 +45,7 @@ export interface RunningServer {
 
 /** Opens and migrates the database, then serves the API until stopped. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
-  const db = openDatabase(options.db)
+  const db = openDatabase(options.db, options.durability)
   migrateDatabase(db)
   // The port is only known after listening when 0 was asked for; the issuer follows it.
   let baseUrl = options.baseUrl
@@ -90,7 +92,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   fetchHandler = app.fetch
   const housekeeping = startHousekeeping(db, logger, Date.now, options.housekeeping)
   const url = `http://${hostForUrl}:${server.port}`
-  options.out?.(`api-server listening on ${url} (database ${options.db})`)
+  // Said at start, read back from the connection, so an operator sees what the database really does.
+  const durability = durabilityOf(db)
+  options.out?.(`api-server listening on ${url} (database ${options.db}, durability ${durability})`)
   return {
     url,
     port: server.port!,

@@ -9,18 +9,33 @@ import { MIGRATIONS } from './migrations.ts'
 export type { Database } from 'bun:sqlite'
 
 /**
+ * What an acknowledged write survives (docs/operations.md, "Durability"). `full`, the default:
+ * every commit is synced to disk before it is acknowledged, so a power cut or kernel crash loses
+ * nothing that got its 2xx. `fast` (`serve --durability fast`): the write-ahead log is synced only
+ * at checkpoints, so a crash of the process loses nothing but a power cut may lose the last commits.
+ */
+export type Durability = 'full' | 'fast'
+export const DURABILITIES: readonly Durability[] = ['full', 'fast']
+
+/** The durability a connection runs with, read from SQLite itself (synchronous: 2 FULL, 1 NORMAL). */
+export function durabilityOf(db: Database): Durability {
+  return (db.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous >= 2 ? 'full' : 'fast'
+}
+
+/**
  * Opens the database with the pragmas the service relies on. A missing file is created (mode
  * 0600) in a directory that must exist; a path SQLite cannot use fails with a DatabaseFileError
  * naming it.
  */
-export function openDatabase(path: string): Database {
+export function openDatabase(path: string, durability: Durability = 'full'): Database {
   if (path !== ':memory:') prepareDatabaseFile(path)
   let db: Database | undefined
   try {
     db = new Database(path, { create: true, strict: true })
     db.run('PRAGMA journal_mode = WAL')
     db.run('PRAGMA foreign_keys = ON')
-    db.run('PRAGMA synchronous = NORMAL')
+    // In WAL mode FULL syncs the log on every commit; NORMAL only at checkpoints.
+    db.run(durability === 'full' ? 'PRAGMA synchronous = FULL' : 'PRAGMA synchronous = NORMAL')
     // Several instances (or the admin commands) may share one file: wait for the writer lock.
     db.run('PRAGMA busy_timeout = 5000')
     return db
