@@ -2,8 +2,8 @@
 /**
  * The crash test (docs/operations.md, "Crash test"): the real server under concurrent idempotent
  * writers, killed with SIGKILL and restarted on the same SQLite file, cycle after cycle. Writers
- * retry each write with its own `Idempotency-Key` until it is acknowledged; afterwards the file is
- * checked for acknowledged writes lost, writes made twice, writes without their event, and
+ * send each write with its own `Idempotency-Key` until it is acknowledged; afterwards the file is
+ * checked for acknowledged writes lost, writes stored twice, records without their event, and
  * `PRAGMA integrity_check`. Exits 0 only when all four are clean.
  *
  *   npm run crash-test -- [--cycles 20] [--writers 12] [--binary dist/api-server] [--json] [--keep]
@@ -25,14 +25,17 @@ const { values: args } = parseArgs({
 })
 const cycles = positive('cycles', args.cycles)
 const writers = positive('writers', args.writers)
-const server = args.binary ? [resolve(args.binary)] : [process.execPath, resolve('server/main.ts')]
-// Every loop below is bounded by this: a run that hangs fails instead of running on.
-const deadline = Date.now() + 60_000 + cycles * 15_000
+const command = args.binary
+  ? [resolve(args.binary)]
+  : [process.execPath, join(import.meta.dir, '..', 'server', 'main.ts')]
+// Every loop below stops at this time: a run that cannot finish fails instead of running on. The
+// 90 s cover a key left pending by a kill in releases that held it for 60 s.
+const deadline = Date.now() + 90_000 + cycles * 10_000
 
 function positive(name: string, text: string): number {
   const n = Number(text)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} must be a positive whole number`)
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    console.error(`crash test: --${name} must be a whole number from 1 to 1000`)
     process.exit(2)
   }
   return n
@@ -40,73 +43,92 @@ function positive(name: string, text: string): number {
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 const between = (low: number, high: number) => low + Math.random() * (high - low)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const dir = mkdtempSync(join(tmpdir(), 'api-crash-'))
 const dbPath = join(dir, 'api.db')
+// Settings from the caller's environment must not move the server off loopback or change its issuer.
+const env = { ...process.env, HOST: undefined, API_BASE_URL: undefined, API_DB: undefined }
 
-async function admin(...argv: string[]): Promise<Record<string, string>> {
-  const run = Bun.spawn([...server, ...argv, '--db', dbPath, '--json'], { stdout: 'pipe', stderr: 'pipe' })
+/** One admin command (`api-server org create ...`) on the run's file; its one JSON object. */
+async function admin(...argv: string[]): Promise<Record<string, unknown>> {
+  const run = Bun.spawn([...command, ...argv, '--db', dbPath, '--json'], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env,
+  })
   const [out, err, code] = await Promise.all([
     new Response(run.stdout).text(),
     new Response(run.stderr).text(),
     run.exited,
   ])
-  if (code !== 0) throw new Error(`api-server ${argv[0]} ${argv[1]} failed: ${err.trim()}`)
-  return JSON.parse(out) as Record<string, string>
+  const result: unknown = code === 0 ? JSON.parse(out) : undefined
+  if (!isRecord(result)) throw new Error(`api-server ${argv.slice(0, 2).join(' ')} failed: ${err.trim()}`)
+  return result
 }
 
 function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
+  const port = probe.port
   probe.stop(true)
+  if (port === undefined) throw new Error('no free port on 127.0.0.1')
   return port
 }
 
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
-let process_: Bun.Subprocess | undefined
+let server: Bun.Subprocess | undefined
 
-async function start(): Promise<void> {
-  process_ = Bun.spawn(
-    [
-      ...server,
-      'serve',
-      '--db',
-      dbPath,
-      '--port',
-      String(port),
-      '--rate-limit',
-      '0',
-      '--log-level',
-      'silent',
-    ],
-    { stdout: 'ignore', stderr: 'inherit' },
+const ready = () =>
+  fetch(`${base}/readyz`).then(
+    (r) => r.ok,
+    () => false,
   )
+
+/** Starts `serve` on the run's file and port, and waits until `/readyz` answers 200. */
+async function start(): Promise<void> {
+  const options = ['--host', '127.0.0.1', '--port', String(port), '--db', dbPath]
+  const quiet = ['--rate-limit', '0', '--log-level', 'silent']
+  const started = Bun.spawn([...command, 'serve', ...options, ...quiet], {
+    stdout: 'ignore',
+    stderr: 'inherit',
+    env,
+  })
+  server = started
   while (Date.now() < deadline) {
-    const ready = await fetch(`${base}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ready) return
+    if (started.exitCode !== null)
+      throw new Error(`the server exited with ${started.exitCode} while starting`)
+    if (await ready()) return
     await sleep(20)
   }
-  throw new Error('the server did not become ready')
+  throw new Error('the server did not become ready before the deadline')
 }
 
+/** SIGKILL: no shutdown hook, no checkpoint, no answer to what is in flight. */
 async function kill(): Promise<void> {
-  process_?.kill('SIGKILL')
-  await process_?.exited
+  server?.kill('SIGKILL')
+  await server?.exited
 }
 
-const stats = { acknowledged: 0, interrupted: 0, retries: 0 }
-/** Marker (the post's title) → the id the server acknowledged. */
+const counts = { acknowledged: 0, inFlightAtKills: 0, retries: 0, replayed: 0 }
+/** Marker (the post's title) → the id of the post the server acknowledged for it. */
 const acknowledged = new Map<string, string>()
 let token = ''
+let inFlight = 0
 
-/** Sends one write until it is acknowledged (2xx), retrying the same key and body on anything else. */
-async function writeOnce(path: string, key: string, body: unknown): Promise<{ id: string }> {
-  for (;;) {
-    if (Date.now() > deadline) throw new Error('deadline passed with a write still unacknowledged')
+/** Sends one write until it is acknowledged (2xx), with the same key and body every time. */
+async function send(path: string, key: string, body: Record<string, string>): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    if (Date.now() > deadline) throw new Error(`the write ${key} was not acknowledged before the deadline`)
+    if (attempt > 0) {
+      counts.retries += 1
+      await sleep(between(10, 40))
+    }
+    let status: number
+    let text: string
+    let replayed: boolean
+    inFlight += 1
     try {
       const response = await fetch(`${base}${path}`, {
         method: 'POST',
@@ -117,110 +139,144 @@ async function writeOnce(path: string, key: string, body: unknown): Promise<{ id
         },
         body: JSON.stringify(body),
       })
-      if (response.ok) return (await response.json()) as { id: string }
-      // 4xx other than 409/429 means the request itself is wrong: no retry will fix it.
-      if (response.status < 500 && response.status !== 409 && response.status !== 429)
-        throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`)
-      stats.retries += 1
-    } catch (error) {
-      if (!(error instanceof TypeError) && !(error as { code?: string }).code) throw error
-      // The connection failed or broke mid-request: the server is down or was killed.
-      stats.interrupted += 1
+      status = response.status
+      replayed = response.headers.get('idempotent-replayed') === 'true'
+      text = await response.text()
+    } catch {
+      // Only fetch and the body read are in this block: the connection was refused or cut.
+      continue
+    } finally {
+      inFlight -= 1
     }
-    await sleep(between(10, 40))
+    // 409: the key is held by a request in flight (or one a kill cut off); 429 and 5xx pass.
+    if (status === 409 || status === 429 || status >= 500) continue
+    const answer: unknown = status < 300 ? JSON.parse(text) : undefined
+    if (!isRecord(answer) || typeof answer.id !== 'string')
+      throw new Error(`POST ${path} answered ${status}: ${text.slice(0, 300)}`)
+    if (replayed) counts.replayed += 1
+    return answer.id
   }
 }
 
 let stopping = false
+let failure: Error | undefined
 async function writer(n: number, runId: string, authorId: string): Promise<void> {
-  for (let i = 0; !stopping; i++) {
-    const marker = `${runId}-w${n}-${i}`
-    const { id } = await writeOnce('/api/v2/posts', `crash-${marker}`, { authorId, title: marker })
-    acknowledged.set(marker, id)
-    stats.acknowledged += 1
+  try {
+    for (let i = 0; !stopping; i++) {
+      const marker = `${runId}-w${n}-${i}`
+      const id = await send('/api/v2/posts', `crash-${marker}`, { authorId, title: marker })
+      acknowledged.set(marker, id)
+      counts.acknowledged += 1
+    }
+  } catch (error) {
+    failure ??= error instanceof Error ? error : new Error(String(error))
+    stopping = true
   }
+}
+
+async function requestToken(client: Record<string, unknown>): Promise<string> {
+  // RFC 6749 §2.3.1: client_secret_basic, id and secret form-encoded.
+  const [id, secret] = [client.client_id, client.client_secret].map((s) => encodeURIComponent(String(s)))
+  const response = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${btoa(`${id}:${secret}`)}`,
+    },
+    body: 'grant_type=client_credentials',
+  })
+  const grant: unknown = await response.json()
+  if (!isRecord(grant) || typeof grant.access_token !== 'string')
+    throw new Error(`the token request answered ${response.status}`)
+  return grant.access_token
 }
 
 interface Report {
   cycles: number
   writers: number
   acknowledged: number
-  interrupted: number
+  inFlightAtKills: number
   retries: number
+  replayed: number
+  records: number
   lost: number
   duplicated: number
   withoutEvent: number
   integrity: string
   seconds: number
   database: string
+  kept: boolean
 }
 
-function check(orgId: string): Pick<Report, 'lost' | 'duplicated' | 'withoutEvent' | 'integrity'> {
+/** Counts, in the file after the run, what docs/operations.md ("Crash test") says it counts. */
+function check(
+  orgId: string,
+): Pick<Report, 'records' | 'lost' | 'duplicated' | 'withoutEvent' | 'integrity'> {
   const db = new Database(dbPath, { readonly: true })
   try {
-    const posts = db.query('SELECT id, title FROM posts WHERE org_id = ?').all(orgId) as {
-      id: string
-      title: string
-    }[]
-    const ids = new Set(posts.map((p) => p.id))
-    const perTitle = new Map<string, number>()
-    for (const post of posts) perTitle.set(post.title, (perTitle.get(post.title) ?? 0) + 1)
-    const created = new Set(
-      (
-        db.query("SELECT resource_id FROM events WHERE org_id = ? AND type = 'post.created'").all(orgId) as {
-          resource_id: string
-        }[]
-      ).map((e) => e.resource_id),
+    const posts = db.query<{ id: string; title: string }, [string]>(
+      'SELECT id, title FROM posts WHERE org_id = ?',
     )
+    const events = db.query<{ resource_id: string }, [string]>(
+      "SELECT resource_id FROM events WHERE org_id = ? AND type = 'post.created'",
+    )
+    const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check')
+    const titleOf = new Map<string, string>()
+    const perTitle = new Map<string, number>()
+    for (const post of posts.all(orgId)) {
+      titleOf.set(post.id, post.title)
+      perTitle.set(post.title, (perTitle.get(post.title) ?? 0) + 1)
+    }
+    const created = new Set(events.all(orgId).map((e) => e.resource_id))
     return {
-      lost: [...acknowledged.values()].filter((id) => !ids.has(id)).length,
+      records: titleOf.size,
+      // Lost: the acknowledged id is gone, or names a record that is not this write's.
+      lost: [...acknowledged].filter(([marker, id]) => titleOf.get(id) !== marker).length,
       duplicated: [...perTitle.values()].reduce((extra, count) => extra + count - 1, 0),
-      withoutEvent: posts.filter((p) => !created.has(p.id)).length,
-      integrity: (db.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check,
+      withoutEvent: [...titleOf.keys()].filter((id) => !created.has(id)).length,
+      integrity: integrity
+        .all()
+        .map((row) => row.integrity_check)
+        .join('; '),
     }
   } finally {
     db.close()
   }
 }
 
-async function main(): Promise<Report> {
-  const started = performance.now()
+async function run(): Promise<Report> {
+  const began = performance.now()
   const org = await admin('org', 'create', '--name', 'Crash test')
-  const client = await admin('client', 'create', '--name', 'crash test', '--org', org.id!)
+  const client = await admin('client', 'create', '--name', 'crash test', '--org', String(org.id))
   await start()
-  const grant = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  if (!grant.ok) throw new Error(`the token request failed: ${grant.status}`)
-  token = ((await grant.json()) as { access_token: string }).access_token
+  token = await requestToken(client)
   const runId = crypto.randomUUID().slice(0, 8)
-  const author = await writeOnce('/api/v2/users', `crash-${runId}-author`, {
+  const author = await send('/api/v2/users', `crash-${runId}-author`, {
     name: 'Crash test',
     email: `crash-${runId}@example.com`,
   })
 
-  const running = Array.from({ length: writers }, (_, n) => writer(n, runId, author.id))
-  for (let cycle = 0; cycle < cycles; cycle++) {
+  const running = Array.from({ length: writers }, (_, n) => writer(n, runId, author))
+  for (let cycle = 0; cycle < cycles && !stopping; cycle++) {
     await sleep(between(300, 1500))
+    counts.inFlightAtKills += inFlight
     await kill()
     await start()
   }
+  // No new writes from here; the ones begun go on retrying until acknowledged.
   stopping = true
   await Promise.all(running)
-  process_?.kill('SIGTERM')
-  await process_?.exited
+  if (failure) throw failure
+  server?.kill('SIGTERM')
+  await Promise.race([server?.exited, sleep(10_000)])
   return {
     cycles,
     writers,
-    ...stats,
-    ...check(org.id!),
-    seconds: Math.round((performance.now() - started) / 100) / 10,
+    ...counts,
+    ...check(String(org.id)),
+    seconds: Math.round((performance.now() - began) / 100) / 10,
     database: dbPath,
+    kept: args.keep,
   }
 }
 
@@ -233,32 +289,46 @@ function print(report: Report): void {
     ['kill -9 cycles', report.cycles],
     ['concurrent writers', report.writers],
     ['writes acknowledged', report.acknowledged],
-    ['requests cut off by a kill (retried)', report.interrupted],
-    ['other retries (409, 429, 5xx)', report.retries],
+    ['posts in the file', report.records],
+    ['requests in flight at the kills', report.inFlightAtKills],
+    ['retries (cut off, refused, 409, 5xx)', report.retries],
+    ['answers replayed from a stored key', report.replayed],
     ['acknowledged writes lost', report.lost],
-    ['writes made twice', report.duplicated],
-    ['records without their event', report.withoutEvent],
+    ['writes stored twice', report.duplicated],
+    ['records without their post.created', report.withoutEvent],
     ['PRAGMA integrity_check', report.integrity],
     ['seconds', report.seconds],
   ]
   for (const [label, value] of rows) console.log(`${label.padEnd(38)} ${value}`)
-  if (args.keep) console.log(`database kept at ${report.database}`)
+  console.log(`database ${report.database} (${report.kept ? 'kept' : 'removed'})`)
+  console.log(passed(report) ? 'crash test passed' : 'crash test FAILED: see the counts above')
 }
+
+function passed(report: Report): boolean {
+  return (
+    report.lost === 0 && report.duplicated === 0 && report.withoutEvent === 0 && report.integrity === 'ok'
+  )
+}
+
+function cleanUp(): void {
+  server?.kill('SIGKILL')
+  if (!args.keep) rmSync(dir, { recursive: true, force: true })
+}
+// Interrupted by hand: take the server and the temporary directory along.
+process.once('SIGINT', () => {
+  cleanUp()
+  process.exit(130)
+})
 
 let report: Report | undefined
 try {
-  report = await main()
+  report = await run()
   print(report)
 } catch (error) {
-  console.error(`crash test failed: ${(error as Error).message}`)
+  console.error(`crash test failed: ${error instanceof Error ? error.message : String(error)}`)
+  if (args.keep) console.error(`database kept at ${dbPath}`)
 } finally {
   await kill()
-  if (!args.keep) rmSync(dir, { recursive: true, force: true })
+  cleanUp()
 }
-const clean =
-  report !== undefined &&
-  report.lost === 0 &&
-  report.duplicated === 0 &&
-  report.withoutEvent === 0 &&
-  report.integrity === 'ok'
-process.exit(clean ? 0 : 1)
+process.exit(report !== undefined && passed(report) ? 0 : 1)
