@@ -64,6 +64,16 @@ export interface App {
  * repeated member names) hold on the whole request there too, variables included.
  */
 async function jsonChecked(request: Request): Promise<Request> {
+  if (request.method === 'GET') {
+    // GraphQL over GET carries its JSON in the query string; it is held to the same checks, as
+    // members of the request object a POST would send (so the paths and depths read alike).
+    const params = new URL(request.url).searchParams
+    for (const name of ['variables', 'extensions']) {
+      const value = params.get(name)
+      if (value !== null) checkJsonText(`{${JSON.stringify(name)}:${value}}`)
+    }
+    return request
+  }
   if (request.method !== 'POST' || !isJsonType(request.headers.get('content-type'))) return request
   const text = await request.text()
   checkJsonText(text)

@@ -61,6 +61,32 @@ export function authorizeWrite(principal: Principal, resource: Resource): void {
   requireScope(principal, resource.scopes.write)
 }
 
+/**
+ * Fields declared `privileged` (a user's role) are an admin's to set: giving one a value other
+ * than its default on create, or another value than it has, needs the collection's `delete:`
+ * scope, which only the admin role carries. Without it, 403 naming the field and the scope.
+ */
+function checkPrivileged(
+  principal: Principal,
+  resource: Resource,
+  values: Record<string, unknown>,
+  before?: Row,
+): void {
+  for (const name of resource.privilegedFields) {
+    if (!Object.hasOwn(values, name)) continue
+    const current = before ? before[columnOf(name)] : resource.fields[name]!.default
+    if (values[name] === current || principal.scopes.has(resource.scopes.delete)) continue
+    throw new ApiError(
+      'FORBIDDEN',
+      `Only an admin may set or change a ${resource.singular}'s ${name} (the token lacks ${resource.scopes.delete}).`,
+      [{ field: name, message: `setting it requires ${resource.scopes.delete}` }],
+      {
+        'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${resource.scopes.delete}"`,
+      },
+    )
+  }
+}
+
 /** Fields declared `defaultToCaller` that a create leaves out: the token's user, or null for a client. */
 function fillCallerDefaults(
   resource: Resource,
@@ -84,6 +110,7 @@ export function createRecord(
   authorizeWrite(principal, resource)
   const values = validateBody(resource, body, 'create')
   fillCallerDefaults(resource, principal, body, values)
+  checkPrivileged(principal, resource, values)
   return ctx.db
     .transaction(() => {
       if (parent) {
@@ -129,6 +156,7 @@ export function updateRecord(
     .transaction(() => {
       const row = loadRecord(ctx, principal, resource, id, parent)
       checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(serializeRow(resource, row)))))
+      checkPrivileged(principal, resource, values, row)
       checkRelations(ctx, resource, principal.orgId, values, id)
       const now = isoNow(ctx.clock())
       updateRow(ctx.db, resource, id, values, now)

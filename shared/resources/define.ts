@@ -30,6 +30,8 @@ export interface Resource extends Required<Omit<ResourceInput, 'parent'>> {
   searchable: string[]
   /** Fields a create that leaves them out fills with the caller: the token's user, null for a client. */
   callerDefaultFields: string[]
+  /** Fields only an admin may set or change (a user's role). */
+  privilegedFields: string[]
   /** Event type stem (`line_item`), as in `line_item.created`. */
   eventName: string
 }
@@ -59,6 +61,7 @@ export function defineResource(input: ResourceInput): Resource {
     sortable: ['createdAt', 'updatedAt', ...names.filter((n) => fields[n]!.sort)],
     searchable: names.filter((n) => fields[n]!.search),
     callerDefaultFields: names.filter((n) => fields[n]!.defaultToCaller),
+    privilegedFields: names.filter((n) => fields[n]!.privileged),
     eventName: snakeCase(input.singular),
   }
 }

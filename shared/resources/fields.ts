@@ -31,6 +31,11 @@ export interface Field {
    * client-credentials token (a comment's author). PUT resets it to null like any nullable field.
    */
   defaultToCaller: boolean
+  /**
+   * Grants access (a user's role): only a principal holding the collection's `delete:` scope, an
+   * admin's, may set it to anything but its default on create or change it afterwards.
+   */
+  privileged: boolean
   /** Enum values, for `enum` fields. */
   values?: readonly string[]
 }
@@ -45,6 +50,7 @@ interface FieldOptions {
   search?: boolean
   unique?: boolean
   defaultToCaller?: boolean
+  privileged?: boolean
 }
 
 function field(kind: FieldKind, schema: TSchema, options: FieldOptions, extra: Partial<Field> = {}): Field {
@@ -61,6 +67,7 @@ function field(kind: FieldKind, schema: TSchema, options: FieldOptions, extra: P
     search: options.search ?? false,
     unique: options.unique ?? false,
     defaultToCaller: options.defaultToCaller ?? false,
+    privileged: options.privileged ?? false,
     ...extra,
   }
 }

@@ -10,6 +10,7 @@ export const users = defineResource({
   fields: {
     name: text({ max: 200, sort: true, search: true }),
     email: text({ max: 254, format: 'email', filter: 'eq', sort: true, search: true, unique: true }),
-    role: enumeration(ROLES, { default: 'member', filter: 'eq', sort: true }),
+    // A role grants access: a member with write:users must not make anyone (herself included) an admin.
+    role: enumeration(ROLES, { default: 'member', filter: 'eq', sort: true, privileged: true }),
   },
 })

@@ -154,6 +154,28 @@ describe('POST /graphql with repeated variables', () => {
   })
 })
 
+describe('GET /graphql with repeated or too deep variables in the query string', () => {
+  const get = (variables: string) =>
+    acme.fetch(`/graphql?query=${encodeURIComponent(QUERY)}&variables=${encodeURIComponent(variables)}`, {
+      headers: { Accept: 'application/graphql-response+json' },
+    })
+
+  it('answers 400 BAD_REQUEST naming variables.first, as POST does', async () => {
+    await expectError(await get('{"first": 1, "first": 50}'), 400, 'BAD_REQUEST', ['variables.first'])
+  })
+
+  it('holds variables to the JSON depth limit, as POST does', async () => {
+    const deep = `{"first": 1, "x": ${'['.repeat(40)}${']'.repeat(40)}}`
+    const response = await get(deep)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('BAD_REQUEST')
+  })
+
+  it('still answers a well-formed GET', async () => {
+    expect((await get('{"first": 1}')).status).toBe(200)
+  })
+})
+
 describe('GraphQL over WebSocket with repeated variables', () => {
   it('runs an operation, then closes the socket with 4400 naming payload.variables.first when one repeats it', async () => {
     const socket = await openRawSocket(server, acme)
