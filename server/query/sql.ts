@@ -161,6 +161,15 @@ class SelectReader {
     return fields
   }
 
+  /**
+   * A JSON field (an event's `data`): no filter or sort may name one, so `queryField` does not
+   * know it, but a select list may.
+   */
+  private jsonField(name: string): QueryField | undefined {
+    const field = Object.hasOwn(this.resource!.fields, name) ? this.resource!.fields[name] : undefined
+    return field?.kind === 'json' ? { name, kind: 'json', nullable: field.nullable } : undefined
+  }
+
   /** A column of the FROM collection, among `allowed` (JSON names); `orders.status` works too. */
   column(node: SqlNode, allowed: string[], use: string): { field: QueryField; written: string } {
     let name = node
@@ -179,7 +188,8 @@ class SelectReader {
     const written = String(name.name)
     const candidates = [camelCase(written), camelCase(written.toLowerCase())]
     const match = candidates.find((c) => allowed.includes(c))
-    const field = match === undefined ? undefined : queryField(this.resource!, match)
+    const field =
+      match === undefined ? undefined : (queryField(this.resource!, match) ?? this.jsonField(match))
     if (!field || (field.kind === 'json' && use !== 'selected')) {
       const exists = candidates.some((c) =>
         ['id', 'createdAt', 'updatedAt', ...Object.keys(this.resource!.fields)].includes(c),
