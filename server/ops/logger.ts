@@ -28,9 +28,11 @@ export function withRequestId<T>(requestId: string, run: () => T): T {
  * JWTs and the service's own prefixed secrets (refresh tokens, codes, client secrets, device
  * codes) are masked in every line.
  */
+// No word boundary before the JWT and prefix patterns: a client may glue text in front of a
+// secret (`X-Request-Id: x<token>`, a path segment), and the part after the glue is still secret.
 const SECRETS: [RegExp, string][] = [
-  [/\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]+/g, '[redacted]'],
-  [/\b(rt|ac|cs|dc)_[\w-]{20,}/g, '$1_[redacted]'],
+  [/eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]+/g, '[redacted]'],
+  [/(rt|ac|cs|dc)_[\w-]{20,}/g, '$1_[redacted]'],
   [/\b(Bearer|Basic) +[\w\-.~+/]{8,}=*/gi, '$1 [redacted]'],
 ]
 

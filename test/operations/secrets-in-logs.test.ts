@@ -204,6 +204,11 @@ describe('no token, secret or password in any log line', () => {
       ['/api/v1/orders', { headers: { Authorization: `Bearer ${token.slice(0, -4)}AAAA` } }],
       ['/api/v1/orders', { headers: { Authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}` } }],
       [`/api/v1/orders?access_token=${token}`, {}],
+      // A request id the client makes up is echoed and logged: glued to a prefix, a secret in it
+      // still has to be masked.
+      ['/api/v1/orders', { headers: { ...auth, 'X-Request-Id': `x${token}` } }],
+      ['/api/v1/orders', { headers: { ...auth, 'X-Request-Id': `x${exchanged.body.refresh_token}` } }],
+      [`/api/v1/x${exchanged.body.refresh_token}`, { headers: auth }],
     ]
     for (const [path, init] of requests) await fetch(`${server.url}${path}`, init)
     // A 500 (a table moved away under the server): its stack goes to the log, with the token near.
