@@ -1,9 +1,9 @@
-import { roleScopes } from '../oauth/roles.ts'
 import { StampedCache } from '../store/change-stamp.ts'
 import type { Database } from '../store/db.ts'
 import { roleOfUser } from '../store/login-users.ts'
 import { grantIsLive } from '../store/oauth-grants.ts'
 import { tokenIdRevoked } from '../store/oauth-revoked-tokens.ts'
+import { roleScopes } from './roles.ts'
 import type { Principal } from './tokens.ts'
 
 /** Each role's scopes, worked out once (an unknown role allows nothing). */

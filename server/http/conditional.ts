@@ -1,4 +1,4 @@
-import { entityTag, parseTagList } from '../resources/etag.ts'
+import { entityTag, parseTagList } from './etag.ts'
 import { JSON_TYPE } from './responses.ts'
 
 /** API reads depend on the caller's token: caches may keep them only privately, and revalidate. */

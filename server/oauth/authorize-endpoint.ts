@@ -1,3 +1,4 @@
+import { roleScopes } from '../auth/roles.ts'
 import { insertAuthorizationCode } from '../store/oauth-codes.ts'
 import {
   type AuthorizationRequest,
@@ -22,7 +23,6 @@ import { pageResponse, seeOther } from './pages/layout.ts'
 import { consentBody } from './pages/pages.ts'
 import { randomToken } from './random.ts'
 import { formActionSource } from './redirect-uri.ts'
-import { roleScopes } from './roles.ts'
 import { intersectScope } from './scopes.ts'
 import { csrfOk, csrfValue } from './session.ts'
 

@@ -1,3 +1,4 @@
+import { roleScopes } from '../auth/roles.ts'
 import { clientAddress } from '../http/client-address.ts'
 import { findClient, type OAuthClient } from '../store/clients.ts'
 import {
@@ -22,7 +23,6 @@ import { html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
 import { consentBody, userCodeBody } from './pages/pages.ts'
 import { formatUserCode, normalizeUserCode } from './random.ts'
-import { roleScopes } from './roles.ts'
 import { intersectScope, parseScope } from './scopes.ts'
 import { csrfOk, csrfValue } from './session.ts'
 

@@ -1,8 +1,8 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import type { JSONValue } from 'json-p3'
 import { ApiError, badRequest } from '../../shared/errors.ts'
-import { parseFilterExpression } from '../../shared/query/filter-expression.ts'
-import { parseListParams } from '../../shared/query/list-params.ts'
+import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
 import {
   type Condition,
   DEFAULT_LIMIT,
@@ -13,10 +13,9 @@ import {
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
+import { type ListAnswer, listPage, pageBody } from '../resources/list-page.ts'
 import { type Entity, listRecords } from '../resources/reads.ts'
-import { overTime, scanRecords } from '../resources/scan.ts'
-import { withNext } from '../rest/handler.ts'
-import { searchBody } from '../rest/search.ts'
+import { overTime } from '../resources/scan.ts'
 import { type ApiVersion, changedFields, fromBase, V1 } from '../versions/versions.ts'
 import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
@@ -46,11 +45,6 @@ export interface Continuation {
   after?: string
 }
 
-export interface QueryOutcome {
-  body: Record<string, unknown>
-  lastModified: string
-}
-
 /**
  * Parses a body by its media type into the internal query. A body that does not match its type
  * is 400; one that is well formed but cannot be run is 422 (RFC 10008 §2), so the 400s the shared
@@ -77,11 +71,7 @@ export function parseQuery(body: QueryBody, target: QueryTarget, limit?: number)
         // A JSON body may add the /search expression to a collection's own parameters.
         const filter = json ? params.get('filter') : null
         params.delete('filter')
-        const { query, filters } = parseListParams(resource, params)
-        if (filter !== null) {
-          query.where.push(parseFilterExpression(resource, filter))
-          ;(filters as Record<string, unknown>).filter = filter
-        }
+        const { query, filters } = parseFilteredList(resource, params, filter)
         return { kind: 'list', resource, query, filters }
       }
     }
@@ -97,42 +87,35 @@ export function runQuery(
   link: URL,
   continuation: Continuation = {},
   version: ApiVersion = V1,
-): QueryOutcome {
+): ListAnswer {
   const parent = target.kind === 'collection' ? target.parent : undefined
   switch (parsed.kind) {
     case 'search': {
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)
-      return searchBody(engine, principal, params, link, version)
+      const search = parseSearchParams(params)
+      return listPage(engine, principal, { ...search, version, link, echoEmptyFilters: true })
     }
     case 'list': {
       const query = { ...parsed.query, page: continuedPage(parsed.query, continuation) }
-      const result = listRecords(engine, principal, parsed.resource, query, parent)
       const fields = parsed.fields
       // A column list picks fields of the record as this version shows it.
-      const records = result.data.map((e) => fromBase(version, parsed.resource, e))
-      const data = fields ? records.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]]))) : records
-      const body: Record<string, unknown> = { data, pagination: withNext(link, result.pagination) }
-      if (parsed.filters && Object.keys(parsed.filters).length > 0) body.filters = parsed.filters
-      return { body, lastModified: result.lastModified }
+      const select = fields
+        ? (records: Entity[]) => records.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]])))
+        : undefined
+      const { resource, filters } = parsed
+      return listPage(engine, principal, { resource, query, parent, version, link, filters, select })
     }
     case 'jsonpath':
       if (continuation.after !== undefined) throw notForJsonPath('after')
-      return runJsonPath(
-        engine,
-        principal,
-        versioned(parsed.plan, parsed.limit, version),
+      return runJsonPath(engine, principal, versioned(parsed.plan, version), {
+        limit: parsed.limit,
+        version,
         link,
-        continuation.cursor,
+        cursor: continuation.cursor,
         parent,
-      )
+      })
   }
-}
-
-/** A JSONPath plan with the version's record shape: what JSONPath sees and what it selects. */
-interface VersionedPlan extends JsonPathPlan {
-  limit: number
-  represent: (entity: Entity) => Entity
 }
 
 /**
@@ -140,14 +123,13 @@ interface VersionedPlan extends JsonPathPlan {
  * name base columns, so those on fields the version reshapes (v2's `amount` object) are dropped
  * (the SQL keeps a superset) and the filter itself runs on the reshaped record instead.
  */
-function versioned(plan: JsonPathPlan, limit: number, version: ApiVersion): VersionedPlan {
+function versioned(plan: JsonPathPlan, version: ApiVersion): JsonPathPlan {
   const changed = changedFields(version, plan.resource)
-  const represent = (entity: Entity) => fromBase(version, plan.resource, entity)
-  if (changed.size === 0) return { ...plan, limit, represent }
+  if (changed.size === 0) return plan
   const kept = plan.where.map((c) => withoutFields(c, changed))
   const where = kept.filter((c): c is Condition => c !== undefined)
   const lost = kept.length !== where.length || where.some((c, i) => c !== plan.where[i])
-  return { ...plan, where, exact: plan.exact && !lost, limit, represent }
+  return { ...plan, where, exact: plan.exact && !lost }
 }
 
 /** A condition with the comparisons on `fields` taken out, still keeping every record it kept. */
@@ -174,52 +156,45 @@ function withoutFields(condition: Condition, fields: ReadonlySet<string>): Condi
   }
 }
 
+// json-p3 takes a JSONValue; records are plain JSON (serializeRow), which Entity's type cannot say.
+const asJson = (value: Entity | Entity[]) => value as JSONValue
+
+/** Where a JSONPath query's page starts and how it is shown. */
+interface JsonPathPage {
+  limit: number
+  version: ApiVersion
+  link: URL
+  cursor: string | undefined
+  parent: ParentRef | undefined
+}
+
 function runJsonPath(
   engine: EngineContext,
   principal: Principal,
-  plan: VersionedPlan,
-  link: URL,
-  cursor: string | undefined,
-  parent?: ParentRef,
-): QueryOutcome {
-  const { limit, represent } = plan
+  plan: JsonPathPlan,
+  { limit, version, link, cursor, parent }: JsonPathPage,
+): ListAnswer {
   const deadline = engine.clock() + QUERY_TIME_BUDGET_MS
-  const nodesOf = (entity: Entity) => plan.path.query([represent(entity)] as never).nodes.map((n) => n.value)
   if (plan.mode === 'records') {
-    const result = plan.exact
-      ? listRecords(
-          engine,
-          principal,
-          plan.resource,
-          {
-            where: plan.where,
-            sort: DEFAULT_SORT,
-            page: { style: 'cursor', limit, cursor },
-            includeTotal: false,
-          },
-          parent,
-        )
-      : scanRecords(
-          engine,
-          principal,
-          plan.resource,
-          {
-            where: plan.where,
-            sort: DEFAULT_SORT,
-            limit,
-            cursor,
-            keep: (entity) => plan.recordTest!.query([represent(entity)] as never).length > 0,
-            budget: MAX_MEMORY_RECORDS,
-            deadline,
-            binding: hash(plan.text),
-          },
-          parent,
-        )
-    const data = result.data.flatMap(nodesOf)
-    return {
-      body: { data, pagination: withNext(link, result.pagination) },
-      lastModified: result.lastModified,
+    const query: ListQuery = {
+      where: plan.where,
+      sort: DEFAULT_SORT,
+      page: { style: 'cursor', limit, cursor },
+      includeTotal: false,
     }
+    // Each record contributes the nodes the path selects from it.
+    const select = (records: Entity[]) =>
+      records.flatMap((record) => plan.path.query(asJson([record])).nodes.map((n) => n.value))
+    const inMemory = plan.exact
+      ? undefined
+      : {
+          keep: (record: Entity) => plan.recordTest!.query(asJson([record])).length > 0,
+          budget: MAX_MEMORY_RECORDS,
+          deadline,
+          binding: hash(plan.text),
+        }
+    const resource = plan.resource
+    return listPage(engine, principal, { resource, query, parent, version, link, select, inMemory })
   }
   // The whole collection as one array: bounded in size, then evaluated node by node against the clock.
   const all = listRecords(
@@ -241,7 +216,8 @@ function runJsonPath(
     )
   }
   const values: unknown[] = []
-  for (const node of plan.path.lazyQuery(all.data.map(represent) as never)) {
+  const records = all.data.map((entity) => fromBase(version, plan.resource, entity))
+  for (const node of plan.path.lazyQuery(asJson(records))) {
     if (engine.clock() > deadline) throw overTime()
     if (node.location.length === 0)
       throw unprocessable(
@@ -264,7 +240,7 @@ function runJsonPath(
     hasMore,
     nextCursor: hasMore ? engine.cursors.encode(binding, [offset + limit]) : null,
   }
-  return { body: { data: page, pagination: withNext(link, pagination) }, lastModified: all.lastModified }
+  return { body: pageBody(page, pagination, link), lastModified: all.lastModified }
 }
 
 /** The page a stored query's GET continues at, from the cursor or after it was given. */

@@ -3,7 +3,7 @@ import type { Condition, ListQuery } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
-import { orderBy, type SqlValue } from '../store/compile.ts'
+import { type SqlValue, stableOrder } from '../store/compile.ts'
 import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
@@ -72,7 +72,8 @@ export function listRecords(
   }
   // Bound into cursors is the client's query; what the principal may see is applied on every page.
   const visible = [...where, ...visibilityConditions(principal, resource, where)]
-  const { keys } = orderBy(resource, query.sort)
+  // Worked out once: the store's ORDER BY takes these keys as they are.
+  const keys = stableOrder(query.sort)
   const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
   const page = query.page
   const binding = page.style === 'cursor' ? cursorBinding(principal, resource, where, query) : ''
@@ -94,7 +95,7 @@ export function listRecords(
   const rows = selectPage(ctx.db, resource, principal.orgId, {
     where: visible,
     search: query.search,
-    sort: query.sort,
+    sort: keys,
     limit: page.limit + 1,
     offset,
     after,

@@ -3,7 +3,7 @@ import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { columnOf, serializeRow } from '../store/columns.ts'
-import { orderBy, type SqlValue } from '../store/compile.ts'
+import { type SqlValue, stableOrder } from '../store/compile.ts'
 import { type Row, selectPage } from '../store/records.ts'
 import { loadParent } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
@@ -54,7 +54,7 @@ export function scanRecords(
     loadParent(ctx, principal, resource, parent)
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
-  const { keys } = orderBy(resource, request.sort)
+  const keys = stableOrder(request.sort)
   const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
   const binding = `${cursorBinding(principal, resource, where, { where, sort: request.sort, page: { style: 'cursor', limit: request.limit }, includeTotal: false })}.${request.binding}`
   let after = request.cursor ? ctx.cursors.decode(binding, request.cursor, keys.length) : undefined
@@ -65,7 +65,7 @@ export function scanRecords(
     if (ctx.clock() > request.deadline) throw overTime()
     const rows = selectPage(ctx.db, resource, principal.orgId, {
       where: visible,
-      sort: request.sort,
+      sort: keys,
       limit: BATCH,
       after,
     })

@@ -3,6 +3,7 @@ import { newId } from '../../shared/ids.ts'
 import type { Condition } from '../../shared/query/types.ts'
 import { childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
+import { checkIfMatch, entityTag } from '../http/etag.ts'
 import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
 import {
   childRows,
@@ -18,7 +19,6 @@ import {
 import { isoNow } from '../store/time.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
-import { checkIfMatch, entityTag } from './etag.ts'
 import { appendEvent } from './events.ts'
 import type { Entity } from './reads.ts'
 import { validateBody, type WriteMode } from './validate.ts'

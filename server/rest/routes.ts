@@ -3,18 +3,21 @@ import { badRequest, notFound } from '../../shared/errors.ts'
 import { isId } from '../../shared/ids.ts'
 import { parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagination.ts'
+import { parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
 import { conditionalJson } from '../http/conditional.ts'
+import { entityTag, parseTagList } from '../http/etag.ts'
+import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from '../http/method-table.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
 import { ACCEPT_QUERY } from '../query/media.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
-import { entityTag, parseTagList } from '../resources/etag.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
-import { getRecord, listRecords } from '../resources/reads.ts'
+import { listPage } from '../resources/list-page.ts'
+import { getRecord } from '../resources/reads.ts'
 import {
   authorizeWrite,
   bulkDeleteRecords,
@@ -23,9 +26,7 @@ import {
   updateRecord,
 } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
-import { allowedMethods, type MethodTable, pickHandler, type RouteRequest, withNext } from './handler.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
-import { searchRequest } from './search.ts'
 
 export interface RestDeps {
   engine: EngineContext
@@ -65,14 +66,9 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   const table: MethodTable = {
     GET: ({ request, url, params, principal }) => {
       const { query, filters } = parseListParams(resource, url.searchParams)
-      const result = listRecords(engine, principal, resource, query, parentOf(resource, params))
-      const body: Record<string, unknown> = {
-        data:
-          version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r)),
-        pagination: withNext(url, result.pagination),
-      }
-      if (Object.keys(filters).length > 0) body.filters = filters
-      return conditionalJson(request, body, result.lastModified)
+      const parent = parentOf(resource, params)
+      const page = listPage(engine, principal, { resource, query, parent, version, link: url, filters })
+      return conditionalJson(request, page.body, page.lastModified)
     },
     QUERY: queryHandler(
       engine,
@@ -225,7 +221,17 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
     )
   }
   mount(`${prefix}/search`, {
-    GET: ({ request, url, principal }) => searchRequest(deps.engine, principal, request, url, deps.version),
+    // With `collection` it lists that collection as its own GET does; with `q` it searches them all.
+    GET: ({ request, url, principal }) => {
+      const search = parseSearchParams(url.searchParams)
+      const page = listPage(deps.engine, principal, {
+        ...search,
+        version: deps.version,
+        link: url,
+        echoEmptyFilters: true,
+      })
+      return conditionalJson(request, page.body, page.lastModified)
+    },
     QUERY: queryHandler(deps.engine, prefix, () => ({ kind: 'search' }), deps.version),
   })
   mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix, deps.version))

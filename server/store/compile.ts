@@ -61,11 +61,16 @@ export function compileCondition(resource: Resource, condition: Condition, param
   }
 }
 
-/** ORDER BY for the sort keys, always ending with the id so that pages are stable. */
-export function orderBy(resource: Resource, sort: SortKey[]): { keys: SortKey[]; text: string } {
-  const keys = sort.some((k) => k.field === 'id')
+/** The sort keys with the id added as the last tie-breaker (unless named), so that pages are stable. */
+export function stableOrder(sort: SortKey[]): SortKey[] {
+  return sort.some((k) => k.field === 'id')
     ? sort
     : [...sort, { field: 'id', descending: sort.at(-1)?.descending ?? true }]
+}
+
+/** ORDER BY for the sort keys, always ending with the id so that pages are stable. */
+export function orderBy(resource: Resource, sort: SortKey[]): { keys: SortKey[]; text: string } {
+  const keys = stableOrder(sort)
   return {
     keys,
     text: keys.map((k) => `${columnFor(resource, k.field)} ${k.descending ? 'DESC' : 'ASC'}`).join(', '),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from '../../server/rest/pagination.ts'
 import { ApiError } from '../../shared/errors.ts'
+import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from '../../shared/query/pagination.ts'
 
 /** Values a client might send: valid numbers, numbers out of range, number-like junk and any text. */
 const rawValue = fc.oneof(

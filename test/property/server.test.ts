@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { PAGINATION_PARAMS } from '../../server/rest/pagination.ts'
 import { newId } from '../../shared/ids.ts'
+import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 
 interface Org {

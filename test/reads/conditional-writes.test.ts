@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { entityTag } from '../../server/resources/etag.ts'
+import { entityTag } from '../../server/http/etag.ts'
 import {
   createLineItem,
   createOrder,

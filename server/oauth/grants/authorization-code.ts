@@ -1,3 +1,4 @@
+import { roleScopes } from '../../auth/roles.ts'
 import type { OAuthClient } from '../../store/clients.ts'
 import { userById } from '../../store/login-users.ts'
 import {
@@ -9,7 +10,6 @@ import { revokeGrant } from '../../store/oauth-grants.ts'
 import type { OAuthContext } from '../context.ts'
 import { OAuthError } from '../errors.ts'
 import { checkVerifier } from '../pkce.ts'
-import { roleScopes } from '../roles.ts'
 import { intersectScope } from '../scopes.ts'
 import { startGrant, userTokenResponse } from './issue.ts'
 

@@ -1,10 +1,10 @@
+import { roleScopes } from '../../auth/roles.ts'
 import type { OAuthClient } from '../../store/clients.ts'
 import { userById } from '../../store/login-users.ts'
 import { findDeviceCode, recordPoll, redeemDeviceCode } from '../../store/oauth-device-codes.ts'
 import type { OAuthContext } from '../context.ts'
 import { OAuthError } from '../errors.ts'
 import { SLOW_DOWN_STEP_S } from '../lifetimes.ts'
-import { roleScopes } from '../roles.ts'
 import { intersectScope } from '../scopes.ts'
 import { startGrant, userTokenResponse } from './issue.ts'
 

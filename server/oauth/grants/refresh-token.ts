@@ -1,9 +1,9 @@
+import { roleScopes } from '../../auth/roles.ts'
 import type { OAuthClient } from '../../store/clients.ts'
 import { userById } from '../../store/login-users.ts'
 import { findGrant, findRefreshToken, markRefreshTokenUsed, revokeGrant } from '../../store/oauth-grants.ts'
 import type { OAuthContext } from '../context.ts'
 import { OAuthError } from '../errors.ts'
-import { roleScopes } from '../roles.ts'
 import { intersectScope, parseScope } from '../scopes.ts'
 import { newRefreshToken, userTokenResponse } from './issue.ts'
 

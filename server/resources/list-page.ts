@@ -1,0 +1,144 @@
+import { sha256 } from '@oslojs/crypto/sha2'
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import type { ListQuery } from '../../shared/query/types.ts'
+import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Principal } from '../auth/tokens.ts'
+import { type ApiVersion, fromBase } from '../versions/versions.ts'
+import type { EngineContext, ParentRef } from './context.ts'
+import { type Entity, listRecords, type Pagination } from './reads.ts'
+import { scanRecords } from './scan.ts'
+import { searchAll } from './search.ts'
+
+/** A list's answer: the page body and when what it lists last changed (for Last-Modified). */
+export interface ListAnswer {
+  body: Record<string, unknown>
+  lastModified: string
+}
+
+/** A test the store cannot run, applied to each record in memory (JSONPath filters beyond SQL). */
+export interface MemoryFilter {
+  /** Sees the record in the shape of the request's version. */
+  keep: (record: Entity) => boolean
+  /** Most records `keep` may look at in one request (422 past it). */
+  budget: number
+  /** Clock value after which the scan gives up with 503. */
+  deadline: number
+  /** Bound into the cursor, so that a cursor of another filter does not fit. */
+  binding: string
+}
+
+export interface ListRequest {
+  /** The collection; undefined searches every searchable one the principal may read (`q` on /search). */
+  resource?: Resource
+  query: ListQuery
+  /** The nested path the request came through (`/orders/{id}/line-items`). */
+  parent?: ParentRef
+  /** Records go out in this version's shape. */
+  version: ApiVersion
+  /** The request `pagination.next` continues: the same path and query string at the next position. */
+  link: URL
+  /** The applied filters, echoed as `filters` when there are any. */
+  filters?: Record<string, unknown>
+  /** /search has always echoed `filters`, even empty; collection lists leave it out then. */
+  echoEmptyFilters?: boolean
+  /** What the page shows of its records (a SQL column list, JSONPath nodes); the records themselves by default. */
+  select?: (records: Entity[]) => unknown[]
+  /** Pages through the records an in-memory test keeps (cursor pagination only). */
+  inMemory?: MemoryFilter
+}
+
+/**
+ * One page of a collection (or of a cross-collection search), as every way of listing answers it:
+ * REST GETs, /search, QUERY bodies and stored queries. The front doors parse their request into
+ * `query`; authorization, the store and the envelope (`data`, `pagination` with `next`, `filters`)
+ * are the same for all of them.
+ */
+export function listPage(engine: EngineContext, principal: Principal, request: ListRequest): ListAnswer {
+  const { resource, version, query } = request
+  if (!resource) return searchPage(engine, principal, request)
+  const memory = request.inMemory
+  const result = memory
+    ? scanRecords(
+        engine,
+        principal,
+        resource,
+        {
+          where: query.where,
+          sort: query.sort,
+          limit: query.page.limit,
+          cursor: query.page.style === 'cursor' ? query.page.cursor : undefined,
+          keep: (entity) => memory.keep(fromBase(version, resource, entity)),
+          budget: memory.budget,
+          deadline: memory.deadline,
+          binding: memory.binding,
+        },
+        request.parent,
+      )
+    : listRecords(engine, principal, resource, query, request.parent)
+  // v1 is the engine's own shape: its records go out as read, without a copy.
+  const records =
+    version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r))
+  const data = request.select ? request.select(records) : records
+  return {
+    body: pageBody(data, result.pagination, request.link, echoed(request)),
+    lastModified: result.lastModified,
+  }
+}
+
+/** Full-text search across collections: hits name their collection and carry the record. */
+function searchPage(engine: EngineContext, principal: Principal, request: ListRequest): ListAnswer {
+  const { query, version } = request
+  const text = query.search
+  if (text === undefined) throw new Error('a search across collections needs its text')
+  const binding = encodeBase64urlNoPadding(
+    sha256(new TextEncoder().encode(JSON.stringify([principal.orgId, 'search', text, query.sort]))),
+  )
+  const { sort, page, includeTotal } = query
+  const result = searchAll(engine, principal, text, { sort, page, includeTotal, binding })
+  const data = result.data.map((hit) => ({
+    collection: hit.collection,
+    record: fromBase(version, resourceByName(hit.collection)!, hit.record),
+  }))
+  return {
+    body: pageBody(data, result.pagination, request.link, echoed(request)),
+    lastModified: result.lastModified,
+  }
+}
+
+function echoed(request: ListRequest): Record<string, unknown> | undefined {
+  const { filters } = request
+  if (filters === undefined) return undefined
+  return request.echoEmptyFilters || Object.keys(filters).length > 0 ? filters : undefined
+}
+
+/** The envelope of every list answer: `data`, `pagination` with its `next`, and `filters` when given. */
+export function pageBody(
+  data: unknown[],
+  pagination: Pagination,
+  link: URL,
+  filters?: Record<string, unknown>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { data, pagination: withNext(link, pagination) }
+  if (filters !== undefined) body.filters = filters
+  return body
+}
+
+/** The same request moved to another position: `pagination.next`, the path of the next page. */
+function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | undefined): string | null {
+  if (!value) return null
+  // The first page of a walk has no position yet: the query string as given, plus the position.
+  // Cursors and ids are URL-safe (base64url, TypeIDs), so nothing needs encoding.
+  if (!url.searchParams.has(name) && /^[\w.-]+$/.test(value))
+    return `${url.pathname}?${url.search.length > 1 ? `${url.search.slice(1)}&` : ''}${name}=${value}`
+  const params = new URLSearchParams(url.searchParams)
+  params.set(name, value)
+  return `${url.pathname}?${params}`
+}
+
+/** Adds `next` to cursor and keyset pagination (spec: cursor style carries the next page's path). */
+function withNext(url: URL, pagination: Pagination): Pagination & { next?: string | null } {
+  if ('nextCursor' in pagination)
+    return { ...pagination, next: nextPath(url, 'cursor', pagination.nextCursor) }
+  if ('nextAfter' in pagination) return { ...pagination, next: nextPath(url, 'after', pagination.nextAfter) }
+  return pagination
+}
