@@ -2,8 +2,7 @@ import { ApiError, notFound } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { columnOf } from '../store/columns.ts'
-import { findRow, type Row } from '../store/records.ts'
+import { findRecord, type StoredRecord } from '../store/records.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 
 const missing = (resource: Resource, id: string) => notFound(`No ${resource.singular} with id ${id}.`)
@@ -18,13 +17,13 @@ export function loadRecord(
   resource: Resource,
   id: string,
   parent?: ParentRef,
-): Row {
+): StoredRecord {
   if (parent) loadParent(ctx, principal, resource, parent)
-  const row = findRow(ctx.db, resource, id)
-  if (!row) throw missing(resource, id)
-  if (row.org_id !== principal.orgId) throw forbidden(resource)
-  if (parent && row[columnOf(resource.parent!.field)] !== parent.id) throw missing(resource, id)
-  return row
+  const record = findRecord(ctx.db, resource, id)
+  if (!record) throw missing(resource, id)
+  if (record.orgId !== principal.orgId) throw forbidden(resource)
+  if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)
+  return record
 }
 
 /** The parent of a nested request, checked like any record. */
@@ -33,12 +32,12 @@ export function loadParent(
   principal: Principal,
   child: Resource,
   parent: ParentRef,
-): Row {
+): StoredRecord {
   const parentResource = resourceByName(child.parent!.collection)!
-  const row = findRow(ctx.db, parentResource, parent.id)
-  if (!row) throw missing(parentResource, parent.id)
-  if (row.org_id !== principal.orgId) throw forbidden(parentResource)
-  return row
+  const record = findRecord(ctx.db, parentResource, parent.id)
+  if (!record) throw missing(parentResource, parent.id)
+  if (record.orgId !== principal.orgId) throw forbidden(parentResource)
+  return record
 }
 
 function forbidden(resource: Resource) {

@@ -1,7 +1,6 @@
 import { badRequest } from '../../shared/errors.ts'
 import { events } from '../../shared/resources/events.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { serializeRow } from '../store/columns.ts'
 import { type EventFilter, eventPosition, eventsAfter, lastEventPosition } from '../store/event-log.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity } from './reads.ts'
@@ -156,7 +155,7 @@ class EventStream implements AsyncIterableIterator<Entity> {
         const rows = eventsAfter(this.ctx.db, this.principal.orgId, range, this.filter, BATCH)
         // Fewer than a batch: everything up to `until` has been looked at, including what the filter skips.
         this.position = rows.length === BATCH ? rows.at(-1)!.seq : until
-        this.buffer = rows.map((row) => serializeRow(events, row))
+        this.buffer = rows.map((row) => row.entity)
         continue
       }
       const { promise, cancel } = this.feed.wait(expiresAt - this.ctx.clock())

@@ -2,7 +2,7 @@ import { newId } from '../../shared/ids.ts'
 import { events } from '../../shared/resources/events.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Database } from '../store/db.ts'
-import { insertRow } from '../store/records.ts'
+import { insertEvent } from '../store/event-log.ts'
 
 export type ChangeKind = 'created' | 'updated' | 'deleted'
 
@@ -15,15 +15,13 @@ export function appendEvent(
   entity: Record<string, unknown>,
   now: string,
 ): void {
-  insertRow(db, events, {
+  insertEvent(db, {
     id: newId(events.prefix),
     orgId,
     now,
-    values: {
-      type: `${resource.eventName}.${change}`,
-      resource: resource.name,
-      resourceId: entity.id,
-      data: entity,
-    },
+    type: `${resource.eventName}.${change}`,
+    resource: resource.name,
+    resourceId: entity.id,
+    data: entity,
   })
 }

@@ -2,14 +2,13 @@ import { badRequest } from '../../shared/errors.ts'
 import type { Condition, ListQuery } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { columnOf, serializeRow } from '../store/columns.ts'
 import { type SqlValue, stableOrder } from '../store/compile.ts'
-import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
+import { countRows, type Entity, findRecord, selectPage, sortValuesOf } from '../store/records.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { isVisible, lastVisibleChange, requireVisible, visibilityConditions } from './visibility.ts'
 
-export type Entity = Record<string, unknown>
+export type { Entity } from '../store/records.ts'
 
 export interface Pagination {
   limit: number
@@ -39,7 +38,7 @@ export function getRecord(
   parent?: ParentRef,
 ): Entity {
   requireScope(principal, resource.scopes.read)
-  const entity = serializeRow(resource, loadRecord(ctx, principal, resource, id, parent))
+  const { entity } = loadRecord(ctx, principal, resource, id, parent)
   requireVisible(principal, resource, entity)
   return entity
 }
@@ -74,21 +73,21 @@ export function listRecords(
   const visible = [...where, ...visibilityConditions(principal, resource, where)]
   // Worked out once: the store's ORDER BY takes these keys as they are.
   const keys = stableOrder(query.sort)
-  const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
+  const sortValues = (entity: Entity) => sortValuesOf(resource, entity, keys)
   const page = query.page
   const binding = page.style === 'cursor' ? cursorBinding(principal, resource, where, query) : ''
   let after: SqlValue[] | undefined
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, keys.length)
   if (page.style === 'keyset') {
-    const start = findRow(ctx.db, resource, page.after)
-    const otherParent = parent !== undefined && start?.[columnOf(resource.parent!.field)] !== parent.id
-    const hidden = start !== null && !isVisible(principal, resource, serializeRow(resource, start))
-    if (!start || start.org_id !== principal.orgId || otherParent || hidden) {
+    const start = findRecord(ctx.db, resource, page.after)
+    const otherParent = parent !== undefined && start?.entity[resource.parent!.field] !== parent.id
+    const hidden = start !== null && !isVisible(principal, resource, start.entity)
+    if (!start || start.orgId !== principal.orgId || otherParent || hidden) {
       throw badRequest('The after parameter does not name a record of this collection.', [
         { field: 'after', message: `no ${resource.singular} with id ${page.after}` },
       ])
     }
-    after = sortValues(start)
+    after = sortValues(start.entity)
   }
   const offset =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
@@ -132,7 +131,7 @@ export function listRecords(
       }
   }
   return {
-    data: rows.map((row) => serializeRow(resource, row)),
+    data: rows,
     pagination,
     lastModified: lastVisibleChange(ctx, principal, resource) ?? EPOCH,
   }

@@ -2,8 +2,8 @@ import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { countChildren, selectByIds, selectChildPages } from '../store/batch.ts'
-import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
-import { orderBy, type SqlValue } from '../store/compile.ts'
+import { orderBy } from '../store/compile.ts'
+import { sortValuesOf } from '../store/records.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity, listRecords } from './reads.ts'
 import { isVisible, visibilityConditions } from './visibility.ts'
@@ -27,19 +27,9 @@ function parentCondition(child: Resource, parentId: string): Condition {
   return { kind: 'compare', field: child.parent!.field, op: 'eq', value: parentId }
 }
 
-/** The value a record holds for a sort key, as stored (what the cursor codec signs). */
-function sortValue(resource: Resource, entity: Entity, field: string): SqlValue {
-  const declared = Object.hasOwn(resource.fields, field) ? resource.fields[field] : undefined
-  return declared ? toColumn(declared, entity[field]) : (entity[field] as SqlValue)
-}
-
 function cursorMaker(ctx: EngineContext, resource: Resource, sort: SortKey[], binding: string) {
   const { keys } = orderBy(resource, sort)
-  return (entity: Entity) =>
-    ctx.cursors.encode(
-      binding,
-      keys.map((k) => sortValue(resource, entity, k.field)),
-    )
+  return (entity: Entity) => ctx.cursors.encode(binding, sortValuesOf(resource, entity, keys))
 }
 
 /** `listRecords` (cursor style) with a cursor for each record. */
@@ -73,9 +63,8 @@ export function getRecords(
 ): Map<string, Entity> {
   requireScope(principal, resource.scopes.read)
   const found = new Map<string, Entity>()
-  for (const row of selectByIds(ctx.db, resource, principal.orgId, [...new Set(ids)])) {
-    const entity = serializeRow(resource, row)
-    if (isVisible(principal, resource, entity)) found.set(row.id as string, entity)
+  for (const entity of selectByIds(ctx.db, resource, principal.orgId, [...new Set(ids)])) {
+    if (isVisible(principal, resource, entity)) found.set(entity.id as string, entity)
   }
   return found
 }
@@ -99,16 +88,16 @@ export function listChildPages(
     throw new Error('listChildPages takes first pages only')
   }
   const ids = [...new Set(parentIds)]
-  const column = columnOf(child.parent!.field)
+  const parentField = child.parent!.field
   const visible = [...query.where, ...visibilityConditions(principal, child, query.where)]
-  const rows = selectChildPages(ctx.db, child, principal.orgId, ids, {
+  const children = selectChildPages(ctx.db, child, principal.orgId, ids, {
     where: visible,
     search: query.search,
     sort: query.sort,
     limit: page.limit + 1,
   })
   const byParent = new Map<string, Entity[]>(ids.map((id) => [id, []]))
-  for (const row of rows) byParent.get(row[column] as string)?.push(serializeRow(child, row))
+  for (const entity of children) byParent.get(entity[parentField] as string)?.push(entity)
   const totals = query.includeTotal
     ? countChildren(ctx.db, child, principal.orgId, ids, visible, query.search)
     : null

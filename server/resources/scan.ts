@@ -2,9 +2,8 @@ import { ApiError } from '../../shared/errors.ts'
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { columnOf, serializeRow } from '../store/columns.ts'
-import { type SqlValue, stableOrder } from '../store/compile.ts'
-import { type Row, selectPage } from '../store/records.ts'
+import { stableOrder } from '../store/compile.ts'
+import { selectPage, sortValuesOf } from '../store/records.ts'
 import { loadParent } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity } from './reads.ts'
@@ -55,34 +54,34 @@ export function scanRecords(
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
   const keys = stableOrder(request.sort)
-  const sortValues = (row: Row) => keys.map((k) => row[columnOf(k.field)] as SqlValue)
+  const sortValues = (entity: Entity) => sortValuesOf(resource, entity, keys)
   const binding = `${cursorBinding(principal, resource, where, { where, sort: request.sort, page: { style: 'cursor', limit: request.limit }, includeTotal: false })}.${request.binding}`
   let after = request.cursor ? ctx.cursors.decode(binding, request.cursor, keys.length) : undefined
   const visible = [...where, ...visibilityConditions(principal, resource, where)]
-  const kept: Row[] = []
+  const kept: Entity[] = []
   let scanned = 0
   for (;;) {
     if (ctx.clock() > request.deadline) throw overTime()
-    const rows = selectPage(ctx.db, resource, principal.orgId, {
+    const entities = selectPage(ctx.db, resource, principal.orgId, {
       where: visible,
       sort: keys,
       limit: BATCH,
       after,
     })
-    for (const row of rows) {
+    for (const entity of entities) {
       scanned += 1
-      if (request.keep(serializeRow(resource, row))) kept.push(row)
+      if (request.keep(entity)) kept.push(entity)
       if (kept.length > request.limit) break
     }
-    if (kept.length > request.limit || rows.length < BATCH) break
+    if (kept.length > request.limit || entities.length < BATCH) break
     if (scanned >= request.budget) throw overBudget(request.budget)
-    after = sortValues(rows.at(-1)!)
+    after = sortValues(entities.at(-1)!)
   }
   const hasMore = kept.length > request.limit
   if (hasMore) kept.pop()
   const last = kept.at(-1)
   return {
-    data: kept.map((row) => serializeRow(resource, row)),
+    data: kept,
     pagination: {
       limit: request.limit,
       hasMore,

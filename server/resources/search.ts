@@ -2,9 +2,8 @@ import { badRequest } from '../../shared/errors.ts'
 import type { Page, SortKey } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { columnOf, serializeRow } from '../store/columns.ts'
-import type { SqlValue } from '../store/compile.ts'
-import { countRows, findRow, type Row, selectPage } from '../store/records.ts'
+import { type SqlValue, stableOrder } from '../store/compile.ts'
+import { countRows, findRecord, selectPage, sortValuesOf } from '../store/records.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity, Pagination } from './reads.ts'
 import { isVisible, lastVisibleChange, visibilityConditions } from './visibility.ts'
@@ -53,20 +52,21 @@ export function searchAll(
   const skip =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
   const want = skip + page.limit + 1
-  const hits: { collection: Resource; row: Row }[] = []
+  const hits: { collection: Resource; entity: Entity }[] = []
   for (const collection of collections) {
-    const rows = selectPage(ctx.db, collection, principal.orgId, {
+    const entities = selectPage(ctx.db, collection, principal.orgId, {
       where: visibilityConditions(principal, collection, []),
       search: text,
       sort,
       limit: want,
       after,
     })
-    for (const row of rows) hits.push({ collection, row })
+    for (const entity of entities) hits.push({ collection, entity })
   }
-  const column = columnOf(key.field)
+  // createdAt or updatedAt (the sortable fields of a search): the same in every collection.
+  const field = key.field
   hits.sort((a, b) => {
-    const order = compare(a.row[column], b.row[column]) || compare(a.row.id, b.row.id)
+    const order = compare(a.entity[field], b.entity[field]) || compare(a.entity.id, b.entity.id)
     return key.descending ? -order : order
   })
   const pageHits = hits.slice(skip, skip + page.limit)
@@ -77,17 +77,21 @@ export function searchAll(
         0,
       )
     : null
-  const last = pageHits.at(-1)?.row
+  const last = pageHits.at(-1)
   let pagination: Pagination
   if (page.style === 'cursor') {
     const next =
       hasMore && last
-        ? ctx.cursors.encode(options.binding, [last[column] as SqlValue, last.id as SqlValue])
+        ? ctx.cursors.encode(options.binding, sortValuesOf(last.collection, last.entity, stableOrder([key])))
         : null
     pagination = { limit: page.limit, hasMore, nextCursor: next }
     if (options.includeTotal) pagination.total = total
   } else if (page.style === 'keyset') {
-    pagination = { limit: page.limit, hasMore, nextAfter: hasMore && last ? (last.id as string) : null }
+    pagination = {
+      limit: page.limit,
+      hasMore,
+      nextAfter: hasMore && last ? (last.entity.id as string) : null,
+    }
     if (options.includeTotal) pagination.total = total
   } else {
     pagination = {
@@ -101,7 +105,7 @@ export function searchAll(
   }
   const changes = collections.map((c) => lastVisibleChange(ctx, principal, c) ?? '')
   return {
-    data: pageHits.map((h) => ({ collection: h.collection.name, record: serializeRow(h.collection, h.row) })),
+    data: pageHits.map((h) => ({ collection: h.collection.name, record: h.entity })),
     pagination,
     lastModified: changes.filter(Boolean).sort().at(-1) ?? new Date(0).toISOString(),
   }
@@ -118,15 +122,12 @@ function keysetStart(
   id: string,
 ) {
   const collection = collections.find((c) => id.startsWith(`${c.prefix}_`))
-  const row = collection ? findRow(ctx.db, collection, id) : null
-  const hidden =
-    row !== null &&
-    collection !== undefined &&
-    !isVisible(principal, collection, serializeRow(collection, row))
-  if (!row || row.org_id !== principal.orgId || hidden) {
+  const found = collection ? findRecord(ctx.db, collection, id) : null
+  const hidden = found !== null && collection !== undefined && !isVisible(principal, collection, found.entity)
+  if (!found || !collection || found.orgId !== principal.orgId || hidden) {
     throw badRequest('The after parameter does not name a searchable record.', [
       { field: 'after', message: `no record with id ${id.slice(0, 100)}` },
     ])
   }
-  return [row[columnOf(key.field)] as SqlValue, row.id as SqlValue]
+  return sortValuesOf(collection, found.entity, stableOrder([key]))
 }

@@ -4,17 +4,16 @@ import type { Condition } from '../../shared/query/types.ts'
 import { childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { checkIfMatch, entityTag } from '../http/etag.ts'
-import { columnOf, serializeRow, toColumn } from '../store/columns.ts'
 import {
-  childRows,
-  deleteRow,
+  childRecords,
   existsInOrg,
-  insertRow,
-  type Row,
+  insertRecord,
   referencesTo,
+  removeRecord,
+  type StoredRecord,
   selectPage,
   uniqueTaken,
-  updateRow,
+  updateFields,
 } from '../store/records.ts'
 import { isoNow } from '../store/time.ts'
 import { loadParent, loadRecord } from './access.ts'
@@ -70,11 +69,11 @@ function checkPrivileged(
   principal: Principal,
   resource: Resource,
   values: Record<string, unknown>,
-  before?: Row,
+  before?: Entity,
 ): void {
   for (const name of resource.privilegedFields) {
     if (!Object.hasOwn(values, name)) continue
-    const current = before ? before[columnOf(name)] : resource.fields[name]!.default
+    const current = before ? before[name] : resource.fields[name]!.default
     if (values[name] === current || principal.scopes.has(resource.scopes.delete)) continue
     throw new ApiError(
       'FORBIDDEN',
@@ -120,13 +119,7 @@ export function createRecord(
       checkRelations(ctx, resource, principal.orgId, values)
       const now = isoNow(ctx.clock())
       const id = newId(resource.prefix, ctx.clock())
-      insertRow(ctx.db, resource, { id, orgId: principal.orgId, values, now })
-      const entity = serializeRow(resource, {
-        ...rowFrom(resource, values),
-        id,
-        created_at: now,
-        updated_at: now,
-      })
+      const entity = insertRecord(ctx.db, resource, { id, orgId: principal.orgId, values, now })
       appendEvent(ctx.db, principal.orgId, resource, 'created', entity, now)
       return entity
     })
@@ -154,13 +147,12 @@ export function updateRecord(
   const values = validateBody(resource, body, mode)
   return ctx.db
     .transaction(() => {
-      const row = loadRecord(ctx, principal, resource, id, parent)
-      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(serializeRow(resource, row)))))
-      checkPrivileged(principal, resource, values, row)
+      const before = loadRecord(ctx, principal, resource, id, parent).entity
+      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
+      checkPrivileged(principal, resource, values, before)
       checkRelations(ctx, resource, principal.orgId, values, id)
       const now = isoNow(ctx.clock())
-      updateRow(ctx.db, resource, id, values, now)
-      const entity = serializeRow(resource, { ...row, ...rowFrom(resource, values), updated_at: now })
+      const entity = updateFields(ctx.db, resource, before, values, now)
       appendEvent(ctx.db, principal.orgId, resource, 'updated', entity, now)
       return entity
     })
@@ -168,21 +160,22 @@ export function updateRecord(
 }
 
 /** Deletes a record and, first, its nested children, each with its own event. */
-function deleteWithChildren(ctx: EngineContext, resource: Resource, row: Row, now: string): void {
+function deleteWithChildren(ctx: EngineContext, resource: Resource, record: StoredRecord, now: string): void {
+  const id = record.entity.id as string
   for (const child of childrenOf(resource)) {
-    for (const childRow of childRows(ctx.db, child, row.id as string))
-      deleteWithChildren(ctx, child, childRow, now)
+    for (const childRecord of childRecords(ctx.db, child, id))
+      deleteWithChildren(ctx, child, childRecord, now)
   }
-  const blockers = referencesTo(ctx.db, resource, row.id as string)
+  const blockers = referencesTo(ctx.db, resource, id)
   if (blockers.length > 0) {
     throw new ApiError(
       'CONFLICT',
       `This ${resource.singular} is still referenced; delete or change the referencing records first.`,
-      blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${row.id as string}` })),
+      blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${id}` })),
     )
   }
-  deleteRow(ctx.db, resource, row.id as string)
-  appendEvent(ctx.db, row.org_id as string, resource, 'deleted', serializeRow(resource, row), now)
+  removeRecord(ctx.db, resource, id)
+  appendEvent(ctx.db, record.orgId, resource, 'deleted', record.entity, now)
 }
 
 export function deleteRecord(
@@ -198,9 +191,9 @@ export function deleteRecord(
   requireScope(principal, resource.scopes.write)
   ctx.db
     .transaction(() => {
-      const row = loadRecord(ctx, principal, resource, id, parent)
-      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(serializeRow(resource, row)))))
-      deleteWithChildren(ctx, resource, row, isoNow(ctx.clock()))
+      const record = loadRecord(ctx, principal, resource, id, parent)
+      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
+      deleteWithChildren(ctx, resource, record, isoNow(ctx.clock()))
     })
     .immediate()
 }
@@ -232,18 +225,10 @@ export function bulkDeleteRecords(
           sort: [{ field: 'createdAt', descending: false }],
           limit: 500,
         })
-        for (const row of batch) deleteWithChildren(ctx, resource, row, now)
+        for (const entity of batch) deleteWithChildren(ctx, resource, { orgId: principal.orgId, entity }, now)
         deleted += batch.length
         if (batch.length < 500) return deleted
       }
     })
     .immediate()
-}
-
-/** Column-named view of JSON values, to serialize a record without reading it back. */
-function rowFrom(resource: Resource, values: Record<string, unknown>): Row {
-  const row: Row = {}
-  for (const [name, value] of Object.entries(values))
-    row[columnOf(name)] = toColumn(resource.fields[name]!, value)
-  return row
 }

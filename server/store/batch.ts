@@ -1,9 +1,9 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
-import { columnOf } from './columns.ts'
+import { columnOf, serializeRow } from './columns.ts'
 import { orderBy, type SqlValue } from './compile.ts'
 import type { Database } from './db.ts'
-import { type Row, whereClause } from './records.ts'
+import { type Entity, type Row, whereClause } from './records.ts'
 
 /**
  * Statements that load related records for many parents at once (GraphQL's `order.user`,
@@ -23,13 +23,13 @@ function chunks<T>(values: T[]): T[][] {
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
 
 /** The organization's records among `ids` (one statement per 500 ids); missing ids are left out. */
-export function selectByIds(db: Database, resource: Resource, orgId: string, ids: string[]): Row[] {
-  const rows: Row[] = []
+export function selectByIds(db: Database, resource: Resource, orgId: string, ids: string[]): Entity[] {
+  const entities: Entity[] = []
   for (const part of chunks(ids)) {
     const sql = `SELECT * FROM ${resource.table} WHERE org_id = ? AND id IN (${placeholders(part.length)})`
-    for (const row of db.query(sql).all(orgId, ...part) as Row[]) rows.push(row)
+    for (const row of db.query(sql).all(orgId, ...part) as Row[]) entities.push(serializeRow(resource, row))
   }
-  return rows
+  return entities
 }
 
 export interface ChildPagesRequest {
@@ -50,10 +50,10 @@ export function selectChildPages(
   orgId: string,
   parentIds: string[],
   request: ChildPagesRequest,
-): Row[] {
+): Entity[] {
   const parent = columnOf(child.parent!.field)
   const order = orderBy(child, request.sort)
-  const rows: Row[] = []
+  const entities: Entity[] = []
   for (const part of chunks(parentIds)) {
     const params: SqlValue[] = []
     const where = whereClause(child, orgId, request.where, request.search, params)
@@ -62,9 +62,9 @@ export function selectChildPages(
       `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
       `FROM ${child.table} WHERE ${where} AND ${parent} IN (${placeholders(part.length)})) ` +
       'WHERE page_rank <= ? ORDER BY page_rank'
-    for (const row of db.query(sql).all(...params) as Row[]) rows.push(row)
+    for (const row of db.query(sql).all(...params) as Row[]) entities.push(serializeRow(child, row))
   }
-  return rows
+  return entities
 }
 
 /** How many children of each parent match the conditions, in one statement. */

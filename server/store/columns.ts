@@ -15,7 +15,8 @@ export function columnOf(field: string): string {
 
 type Row = Record<string, unknown>
 
-function fromColumn(field: Field, value: unknown): unknown {
+/** Converts what SQLite stores to the JSON value. */
+export function fromColumn(field: Field, value: unknown): unknown {
   if (value === null || value === undefined) return null
   if (field.kind === 'boolean') return value === 1 || value === true
   if (field.kind === 'json') return JSON.parse(value as string)
@@ -30,10 +31,10 @@ export function toColumn(field: Field, value: unknown): string | number | null {
   return value as string | number
 }
 
-/** Per resource: each field's JSON name, column and declaration, worked out once (every read uses it). */
 const layouts = new WeakMap<Resource, [string, string, Field][]>()
 
-function layoutOf(resource: Resource): [string, string, Field][] {
+/** Per resource: each field's JSON name, column and declaration, worked out once (every read uses it). */
+export function layoutOf(resource: Resource): [string, string, Field][] {
   let layout = layouts.get(resource)
   if (!layout) {
     layout = Object.entries(resource.fields).map(([name, field]) => [name, columnOf(name), field])

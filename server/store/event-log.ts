@@ -1,5 +1,7 @@
+import { events } from '../../shared/resources/events.ts'
+import { serializeRow } from './columns.ts'
 import type { Database } from './db.ts'
-import type { Row } from './records.ts'
+import { type Entity, insertRow, type Row } from './records.ts'
 
 /**
  * Reading the event log in append order. The order is SQLite's rowid: `events` is an ordinary
@@ -9,6 +11,23 @@ import type { Row } from './records.ts'
  * commit in the other order than they stamped). The rowid never leaves the server: clients resume
  * with an event id, which is looked up here again.
  */
+
+/** What one change appends to the log (`order.created` with the order as `data`). */
+export interface NewEvent {
+  id: string
+  orgId: string
+  now: string
+  type: string
+  resource: string
+  resourceId: unknown
+  data: Entity
+}
+
+/** Appends an event; call inside the transaction of the change it records. */
+export function insertEvent(db: Database, event: NewEvent): void {
+  const { id, orgId, now, type, resource, resourceId, data } = event
+  insertRow(db, events, { id, orgId, now, values: { type, resource, resourceId, data } })
+}
 
 /** Where an event sits in the log, and whose it is; null when no event has this id. */
 export function eventPosition(db: Database, id: string): { seq: number; orgId: string } | null {
@@ -46,7 +65,7 @@ export function eventsAfter(
   range: { after: number; until: number },
   filter: EventFilter,
   limit: number,
-): (Row & { seq: number })[] {
+): { seq: number; entity: Entity }[] {
   if (filter.resources?.length === 0) return []
   const params: (string | number)[] = [range.after, range.until, orgId]
   let sql = 'SELECT rowid AS seq, * FROM events NOT INDEXED WHERE rowid > ? AND rowid <= ? AND org_id = ?'
@@ -60,5 +79,6 @@ export function eventsAfter(
   }
   sql += ' ORDER BY rowid LIMIT ?'
   params.push(limit)
-  return db.query(sql).all(...params) as (Row & { seq: number })[]
+  const rows = db.query(sql).all(...params) as (Row & { seq: number })[]
+  return rows.map((row) => ({ seq: row.seq, entity: serializeRow(events, row) }))
 }

@@ -1,11 +1,39 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import { StampedCache } from './change-stamp.ts'
-import { columnOf, toColumn } from './columns.ts'
+import { columnOf, fromColumn, layoutOf, serializeRow, toColumn } from './columns.ts'
 import { afterKeys, compileCondition, ftsMatch, orderBy, type SqlValue, searchCondition } from './compile.ts'
 import type { Database } from './db.ts'
 
+/**
+ * Records as the engine sees them: entities (the API's JSON shape, camelCase fields in declaration
+ * order) and the organization they belong to. Rows and column names stay in this folder.
+ */
+export type Entity = Record<string, unknown>
+
 export type Row = Record<string, unknown>
+
+/** A record and its organization (which callers compare with the principal's: 403 or 404). */
+export interface StoredRecord {
+  orgId: string
+  entity: Entity
+}
+
+const stored = (resource: Resource, row: Row): StoredRecord => ({
+  orgId: row.org_id as string,
+  entity: serializeRow(resource, row),
+})
+
+/**
+ * The values of `entity` for sort keys as the store holds them: what `after` takes and cursors
+ * carry (a boolean is 0 or 1, as in SQL).
+ */
+export function sortValuesOf(resource: Resource, entity: Entity, keys: readonly SortKey[]): SqlValue[] {
+  return keys.map(({ field }) => {
+    const declared = Object.hasOwn(resource.fields, field) ? resource.fields[field] : undefined
+    return declared ? toColumn(declared, entity[field]) : (entity[field] as SqlValue)
+  })
+}
 
 export interface PageRequest {
   where: Condition[]
@@ -36,7 +64,7 @@ export function whereClause(
 }
 
 /** One page of an organization's records; fetches `limit` rows (callers ask one extra to see if more follow). */
-export function selectPage(db: Database, resource: Resource, orgId: string, request: PageRequest): Row[] {
+export function selectPage(db: Database, resource: Resource, orgId: string, request: PageRequest): Entity[] {
   const params: SqlValue[] = []
   let where = whereClause(resource, orgId, request.where, request.search, params)
   const order = orderBy(resource, request.sort)
@@ -47,7 +75,7 @@ export function selectPage(db: Database, resource: Resource, orgId: string, requ
     sql += ' OFFSET ?'
     params.push(request.offset)
   }
-  return db.query(sql).all(...params) as Row[]
+  return (db.query(sql).all(...params) as Row[]).map((row) => serializeRow(resource, row))
 }
 
 export function countRows(
@@ -63,8 +91,9 @@ export function countRows(
 }
 
 /** A record by id in any organization; callers decide between 403 and 404. */
-export function findRow(db: Database, resource: Resource, id: string): Row | null {
-  return db.query(`SELECT * FROM ${resource.table} WHERE id = ?`).get(id) as Row | null
+export function findRecord(db: Database, resource: Resource, id: string): StoredRecord | null {
+  const row = db.query(`SELECT * FROM ${resource.table} WHERE id = ?`).get(id) as Row | null
+  return row ? stored(resource, row) : null
 }
 
 export function existsInOrg(db: Database, resource: Resource, orgId: string, id: string): boolean {
@@ -88,45 +117,75 @@ export function uniqueTaken(
   )
 }
 
-export function insertRow(
-  db: Database,
-  resource: Resource,
-  row: { id: string; orgId: string; values: Record<string, unknown>; now: string },
-): void {
-  const names = Object.keys(resource.fields)
-  const columns = ['id', 'org_id', ...names.map(columnOf), 'created_at', 'updated_at']
-  const params: SqlValue[] = [row.id, row.orgId]
-  for (const name of names) params.push(toColumn(resource.fields[name]!, row.values[name]))
-  params.push(row.now, row.now)
-  db.query(
-    `INSERT INTO ${resource.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-  ).run(...params)
+/** What a create stores: the field values (absent ones are null) besides id, organization and time. */
+export interface NewRecord {
+  id: string
+  orgId: string
+  values: Record<string, unknown>
+  now: string
 }
 
-export function updateRow(
+/** Inserts a record; returns the stored value of each field, in declaration order. */
+export function insertRow(db: Database, resource: Resource, record: NewRecord): SqlValue[] {
+  const names = Object.keys(resource.fields)
+  const columns = ['id', 'org_id', ...names.map(columnOf), 'created_at', 'updated_at']
+  const values: SqlValue[] = names.map((name) => toColumn(resource.fields[name]!, record.values[name]))
+  db.query(
+    `INSERT INTO ${resource.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  ).run(record.id, record.orgId, ...values, record.now, record.now)
+  return values
+}
+
+/** Inserts a record; returns it as a read would (without reading it back). */
+export function insertRecord(db: Database, resource: Resource, record: NewRecord): Entity {
+  const values = insertRow(db, resource, record)
+  const row: Row = { id: record.id, created_at: record.now, updated_at: record.now }
+  layoutOf(resource).forEach(([, column], i) => {
+    row[column] = values[i]
+  })
+  return serializeRow(resource, row)
+}
+
+/**
+ * Sets the fields in `values` of the record `before` and its update time; returns the record as
+ * a read would answer it afterwards (without reading it back).
+ */
+export function updateFields(
   db: Database,
   resource: Resource,
-  id: string,
+  before: Entity,
   values: Record<string, unknown>,
   now: string,
-) {
+): Entity {
   const names = Object.keys(values)
   const params: SqlValue[] = names.map((n) => toColumn(resource.fields[n]!, values[n]))
   const sets = [...names.map((n) => `${columnOf(n)} = ?`), 'updated_at = ?']
-  params.push(now, id)
-  db.query(`UPDATE ${resource.table} SET ${sets.join(', ')} WHERE id = ?`).run(...params)
+  db.query(`UPDATE ${resource.table} SET ${sets.join(', ')} WHERE id = ?`).run(
+    ...params,
+    now,
+    before.id as string,
+  )
+  const after: Entity = { id: before.id }
+  for (const [name, , field] of layoutOf(resource)) {
+    const changed = names.indexOf(name)
+    after[name] = changed === -1 ? before[name] : fromColumn(field, params[changed])
+  }
+  after.createdAt = before.createdAt
+  after.updatedAt = now
+  return after
 }
 
-export function deleteRow(db: Database, resource: Resource, id: string): void {
+export function removeRecord(db: Database, resource: Resource, id: string): void {
   db.query(`DELETE FROM ${resource.table} WHERE id = ?`).run(id)
 }
 
 /** Children of a record (`line-items` of an order), oldest first. */
-export function childRows(db: Database, child: Resource, parentId: string): Row[] {
+export function childRecords(db: Database, child: Resource, parentId: string): StoredRecord[] {
   const column = columnOf(child.parent!.field)
-  return db
+  const rows = db
     .query(`SELECT * FROM ${child.table} WHERE ${column} = ? ORDER BY created_at, id`)
     .all(parentId) as Row[]
+  return rows.map((row) => stored(child, row))
 }
 
 /** Records of other resources that point at this one through a reference field (not as parent). */
