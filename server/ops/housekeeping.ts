@@ -1,5 +1,5 @@
 import type { Database } from '../store/db.ts'
-import { purgeExpiredIdempotencyKeys } from '../store/idempotency-expiry.ts'
+import { purgeExpiredIdempotencyKeys } from '../store/idempotency.ts'
 import { purgeExpiredCodes } from '../store/oauth-codes.ts'
 import { purgeExpiredDeviceCodes } from '../store/oauth-device-codes.ts'
 import { purgeExpiredGrants, purgeExpiredRefreshTokens } from '../store/oauth-grants.ts'

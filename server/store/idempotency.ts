@@ -1,4 +1,5 @@
 import type { Database } from './db.ts'
+import { deleteOlderThan } from './purge.ts'
 import { isoNow } from './time.ts'
 
 /** Contract: a key is kept 24 hours per organization, client and user, then purged. */
@@ -70,4 +71,12 @@ export function saveAnswer(db: Database, id: KeyId, answer: StoredAnswer, now: n
     answer.response.body,
     isoNow(now),
   )
+}
+
+/**
+ * Deletes at most `limit` keys (with the answers they keep) past their 24 hours; returns how many.
+ * `findAnswer` already ignores them, so deleting them only frees space.
+ */
+export function purgeExpiredIdempotencyKeys(db: Database, now: number, limit: number): number {
+  return deleteOlderThan(db, 'idempotency_keys', 'created_at', now - IDEMPOTENCY_TTL_MS, limit)
 }

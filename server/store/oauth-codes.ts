@@ -1,4 +1,5 @@
 import type { Database } from './db.ts'
+import { deleteOlderThan } from './purge.ts'
 import { isoNow } from './time.ts'
 import { hashToken } from './token-hash.ts'
 
@@ -98,10 +99,5 @@ export function setAuthorizationCodeGrant(db: Database, code: string, grantId: s
  * an unknown code. Redemption compares the expiry itself, so a code not deleted yet is still refused.
  */
 export function purgeExpiredCodes(db: Database, now: number, limit: number): number {
-  return db
-    .query(
-      `DELETE FROM oauth_authorization_codes WHERE rowid IN
-         (SELECT rowid FROM oauth_authorization_codes WHERE expires_at < ? LIMIT ?)`,
-    )
-    .run(isoNow(now - 86_400_000), limit).changes
+  return deleteOlderThan(db, 'oauth_authorization_codes', 'expires_at', now - 86_400_000, limit)
 }

@@ -1,4 +1,5 @@
 import type { Database } from './db.ts'
+import { deleteOlderThan } from './purge.ts'
 import { isoNow } from './time.ts'
 import { hashToken } from './token-hash.ts'
 
@@ -147,10 +148,5 @@ export function redeemDeviceCode(db: Database, hash: string, now: number): boole
  * returns how many. The token endpoint and the device page compare the expiry themselves.
  */
 export function purgeExpiredDeviceCodes(db: Database, now: number, limit: number): number {
-  return db
-    .query(
-      `DELETE FROM oauth_device_codes WHERE rowid IN
-         (SELECT rowid FROM oauth_device_codes WHERE expires_at < ? LIMIT ?)`,
-    )
-    .run(isoNow(now - 86_400_000), limit).changes
+  return deleteOlderThan(db, 'oauth_device_codes', 'expires_at', now - 86_400_000, limit)
 }

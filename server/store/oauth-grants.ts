@@ -1,5 +1,6 @@
 import { newId } from '../../shared/ids.ts'
 import type { Database } from './db.ts'
+import { deleteOlderThan } from './purge.ts'
 import { isoNow } from './time.ts'
 import { hashToken } from './token-hash.ts'
 
@@ -143,10 +144,5 @@ export function purgeExpiredGrants(db: Database, now: number, limit: number): nu
  * refresh grant compares the expiry itself, so a token not deleted yet is still refused.
  */
 export function purgeExpiredRefreshTokens(db: Database, now: number, limit: number): number {
-  return db
-    .query(
-      `DELETE FROM oauth_refresh_tokens WHERE rowid IN
-         (SELECT rowid FROM oauth_refresh_tokens WHERE expires_at < ? LIMIT ?)`,
-    )
-    .run(isoNow(now - ACCESS_TOKEN_MS), limit).changes
+  return deleteOlderThan(db, 'oauth_refresh_tokens', 'expires_at', now - ACCESS_TOKEN_MS, limit)
 }

@@ -1,4 +1,5 @@
 import type { Database } from './db.ts'
+import { deleteOlderThan } from './purge.ts'
 import { isoNow } from './time.ts'
 
 /** Revokes a client-credentials access token by its jti until it would have expired. */
@@ -25,10 +26,5 @@ export function tokenIdRevoked(db: Database, jti: string): boolean {
  * now); returns how many.
  */
 export function purgeExpiredRevocations(db: Database, now: number, limit: number): number {
-  return db
-    .query(
-      `DELETE FROM oauth_revoked_tokens WHERE rowid IN
-         (SELECT rowid FROM oauth_revoked_tokens WHERE expires_at < ? LIMIT ?)`,
-    )
-    .run(isoNow(now), limit).changes
+  return deleteOlderThan(db, 'oauth_revoked_tokens', 'expires_at', now, limit)
 }

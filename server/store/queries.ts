@@ -1,4 +1,5 @@
 import type { Database } from './db.ts'
+import { deleteOlderThan } from './purge.ts'
 import { isoNow } from './time.ts'
 
 /** A stored query expires this long after it was last sent or run (docs/query.md). */
@@ -148,20 +149,11 @@ export function findResult(db: Database, tokenHash: string, now: number): Stored
 
 /** Deletes at most `limit` expired stored results; returns how many. */
 export function purgeExpiredResults(db: Database, now: number, limit: number): number {
-  return db
-    .query(
-      `DELETE FROM query_results WHERE rowid IN
-         (SELECT rowid FROM query_results WHERE expires_at <= ? LIMIT ?)`,
-    )
-    .run(isoNow(now), limit).changes
+  // A result is expired once `expires_at <= now`: before now + 1 ms.
+  return deleteOlderThan(db, 'query_results', 'expires_at', now + 1, limit)
 }
 
 /** Deletes at most `limit` stored queries (with their results) unused for STORED_QUERY_TTL_MS; returns how many. */
 export function purgeExpiredQueries(db: Database, now: number, limit: number): number {
-  return db
-    .query(
-      `DELETE FROM stored_queries WHERE rowid IN
-         (SELECT rowid FROM stored_queries WHERE updated_at < ? LIMIT ?)`,
-    )
-    .run(isoNow(now - STORED_QUERY_TTL_MS), limit).changes
+  return deleteOlderThan(db, 'stored_queries', 'updated_at', now - STORED_QUERY_TTL_MS, limit)
 }
