@@ -4,9 +4,10 @@ import { systemPrincipal } from '../server/admin/system.ts'
 import type { EngineContext } from '../server/resources/context.ts'
 import { CursorCodec } from '../server/resources/cursor.ts'
 import { createRecord } from '../server/resources/writes.ts'
-import { createClient } from '../server/store/clients.ts'
-import { type Database, migrateDatabase, openDatabase } from '../server/store/db.ts'
-import { createOrg } from '../server/store/orgs.ts'
+import { createClient } from '../server/store/sqlite/clients.ts'
+import { type Database, migrateDatabase, openDatabase } from '../server/store/sqlite/db.ts'
+import { createOrg } from '../server/store/sqlite/orgs.ts'
+import { sqliteStore } from '../server/store/sqlite/store.ts'
 import { ORDER_STATUSES, orders } from '../shared/resources/orders.ts'
 import { users } from '../shared/resources/users.ts'
 
@@ -31,7 +32,7 @@ export interface BenchTenant {
 export function fillDatabase(db: Database): void {
   let tick = 0
   const ctx: EngineContext = {
-    db,
+    store: sqliteStore(db),
     clock: () => START + tick * STEP_MS,
     cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
   }

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../server/app.ts'
 import { createLogger } from '../server/ops/logger.ts'
-import { openDatabase } from '../server/store/db.ts'
+import { openDatabase } from '../server/store/sqlite/db.ts'
+import { sqliteStore } from '../server/store/sqlite/store.ts'
 import { benchTenant, DATABASE_FILE, ensureDatabase } from './build-database.ts'
 import { summarizeProfile } from './cpu-profile.ts'
 import { BUN } from './processes.ts'
@@ -25,7 +26,7 @@ async function profileChild(key: Key): Promise<void> {
   const path = join(ROOT, DATABASE_FILE)
   const tenant = benchTenant(path, 1)
   const app = await createApp({
-    db: openDatabase(path),
+    store: sqliteStore(openDatabase(path)),
     baseUrl: 'http://127.0.0.1',
     // As `api-server serve` runs in the benchmark: access lines at info (built, here not written),
     // and a limiter that counts every request but refuses none.

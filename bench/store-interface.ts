@@ -28,25 +28,19 @@ import { join } from 'node:path'
 import { currentAccess } from '../server/auth/current-access.ts'
 import type { Principal } from '../server/auth/tokens.ts'
 import { entityTag } from '../server/http/etag.ts'
-import { serializeRow } from '../server/store/columns.ts'
-import { orderBy } from '../server/store/compile.ts'
-import { migrateDatabase, openDatabase } from '../server/store/db.ts'
-import { insertEvent, type NewEvent } from '../server/store/event-log.ts'
-import { createOrg } from '../server/store/orgs.ts'
-import {
-  type Entity,
-  findRecord,
-  insertRecord,
-  type NewRecord,
-  type Row,
-  type StoredRecord,
-  whereClause,
-} from '../server/store/records.ts'
-import { isoNow } from '../server/store/time.ts'
+import { serializeRow } from '../server/store/sqlite/columns.ts'
+import { orderBy } from '../server/store/sqlite/compile.ts'
+import { migrateDatabase, openDatabase } from '../server/store/sqlite/db.ts'
+import { insertEvent } from '../server/store/sqlite/event-log.ts'
+import { createOrg } from '../server/store/sqlite/orgs.ts'
+import { findRecord, insertRecord, type Row, whereClause } from '../server/store/sqlite/records.ts'
+import { sqliteStore } from '../server/store/sqlite/store.ts'
+import type { Entity, NewEvent, NewRecord, StoredRecord } from '../server/store/types.ts'
 import { newId } from '../shared/ids.ts'
 import { events } from '../shared/resources/events.ts'
 import { ORDER_STATUSES, orders } from '../shared/resources/orders.ts'
 import { users } from '../shared/resources/users.ts'
+import { isoNow } from '../shared/time.ts'
 
 const ORDERS = 5000
 // Many short rounds, each variant once per round in a rotated order: machine noise and the growth
@@ -112,7 +106,7 @@ const principal: Principal = {
   expiresAt: Math.floor(Date.now() / 1000) + 3600,
   tokenId: 'jti-bench',
 }
-const access = currentAccess(db)
+const access = currentAccess(sqliteStore(db))
 
 /** What every variant does with what the store answered: authorize, serialize, tag. */
 function answer(current: Principal | null, record: StoredRecord | null, id: string): string {

@@ -18,12 +18,11 @@ import { createLogger, type Logger } from './ops/logger.ts'
 import type { EngineContext } from './resources/context.ts'
 import { CursorCodec } from './resources/cursor.ts'
 import { mountRest } from './rest/routes.ts'
-import type { Database } from './store/db.ts'
-import { instanceSecret } from './store/settings.ts'
+import type { Store } from './store/store.ts'
 import { VERSIONS, versionCatalog } from './versions/versions.ts'
 
 export interface AppOptions {
-  db: Database
+  store: Store
   /** Public origin: the OAuth issuer and the access tokens' audience. */
   baseUrl: string
   clock?: () => number
@@ -88,22 +87,26 @@ async function jsonChecked(request: Request): Promise<Request> {
 
 /** Builds the whole HTTP application over one database. */
 export async function createApp(options: AppOptions): Promise<App> {
-  const { db, baseUrl } = options
+  const { store, baseUrl } = options
   const clock = options.clock ?? Date.now
   const logger = options.logger ?? createLogger('silent')
   const log = options.log ?? ((error: unknown) => logger.error(error))
   let draining = false
-  const keys = new KeyRing(db, clock)
+  const keys = new KeyRing(store, clock)
   await keys.load()
   const tokens: TokenSettings = {
     issuer: baseUrl,
     audience: baseUrl,
     keys,
     clock,
-    current: currentAccess(db),
+    current: currentAccess(store),
   }
   const verifier = new TokenVerifier(tokens)
-  const engine: EngineContext = { db, clock, cursors: new CursorCodec(instanceSecret(db, 'cursor_key')) }
+  const engine: EngineContext = {
+    store,
+    clock,
+    cursors: new CursorCodec(store.settings.instanceSecret('cursor_key')),
+  }
 
   const app = new Elysia()
     .onError(({ code, error }) =>
@@ -112,7 +115,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     .get('/.well-known/jwks.json', async () =>
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
-  mountOAuth(app, createOAuthContext({ db, issuer: baseUrl, tokens, verifier, clock, log }))
+  mountOAuth(app, createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }))
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version })
     const openApi = JSON.stringify(openApiDocument({ version, baseUrl }))
@@ -121,7 +124,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     )
   }
   app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
-  mountHealth(app, db, () => draining)
+  mountHealth(app, store, () => draining)
   mountDocs(app)
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   // One quota for HTTP requests and GraphQL operations over WebSocket.

@@ -8,12 +8,11 @@ import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
 import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
-import { backupDatabase } from './ops/backup.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
-import { createClient, GRANT_TYPES, type GrantType } from './store/clients.ts'
-import { type Database, DURABILITIES, type Durability, migrateDatabase, openDatabase } from './store/db.ts'
-import { createUniqueOrg } from './store/orgs.ts'
+import { openStore } from './store/open.ts'
+import type { Store } from './store/store.ts'
+import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
 
 const DEFAULT_DB = './data/api.db'
 
@@ -30,7 +29,7 @@ interface Io {
 
 /**
  * The database path to use. Only the default directory (`./data`) is created on demand: a `--db`
- * in a directory that does not exist is a mistake to report (openDatabase names it), not a new
+ * in a directory that does not exist is a mistake to report (opening it names it), not a new
  * empty database to start.
  */
 function databasePath(path: string): string {
@@ -39,13 +38,14 @@ function databasePath(path: string): string {
   return path
 }
 
-function withDb<T>(path: string, run: (db: Database) => T): T {
-  const db = openDatabase(path)
+/** Opens and migrates the store for one admin command, and closes it when `run` is done. */
+async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>): Promise<T> {
+  const store = openStore(path)
   try {
-    migrateDatabase(db)
-    return run(db)
+    store.migrate()
+    return await run(store)
   } finally {
-    db.close()
+    store.close()
   }
 }
 
@@ -162,25 +162,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
       })
     })
 
-  cli.command('migrate', 'Apply pending migrations and exit').action((options) => {
-    const version = withDb(dbOf(options), migrateDatabase)
+  cli.command('migrate', 'Apply pending migrations and exit').action(async (options) => {
+    const version = await withStore(dbOf(options), (store) => store.migrate())
     print(options.json, { version }, `database at schema version ${version}`)
   })
 
-  const seedAndPrint = async (path: string, json: boolean) => {
-    const db = openDatabase(path)
-    try {
-      migrateDatabase(db)
-      const result = await seed(db)
+  const seedAndPrint = (path: string, json: boolean) =>
+    withStore(path, async (store) => {
+      const result = await seed(store)
       if (json) return io.out(JSON.stringify(result))
       io.out(result.created ? 'Loaded the demo data.' : 'The demo data is already there.')
       for (const org of result.orgs) io.out(`organization ${org.name}: ${org.id}`)
       for (const u of result.users)
         io.out(`  ${u.org.padEnd(7)} ${u.role.padEnd(7)} ${u.email}  password: ${u.password}`)
-    } finally {
-      db.close()
-    }
-  }
+    })
   cli
     .command('seed', 'Load demo data and print the demo logins')
     .action((options) => seedAndPrint(dbOf(options), options.json))
@@ -188,11 +183,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   cli
     .command('org <action>', 'Organizations: org create --name N')
     .option('--name <name>', 'Organization name')
-    .action((action, options) => {
+    .action(async (action, options) => {
       if (action !== 'create')
         throw new UsageError(`unknown action "org ${action}" (try: org create --name N)`)
       const name = required(options, 'name')
-      const org = withDb(dbOf(options), (db) => createUniqueOrg(db, name))
+      const org = await withStore(dbOf(options), (store) => store.orgs.createUnique(name))
       print(options.json, { id: org.id }, `created organization ${org.name}: ${org.id}`)
     })
 
@@ -212,14 +207,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         role: String(options.role),
         password: required(options, 'password'),
       }
-      const db = openDatabase(dbOf(options))
-      try {
-        migrateDatabase(db)
-        const user = await createUser(db, input)
-        print(options.json, { id: user.id }, `created user ${input.email}: ${user.id}`)
-      } finally {
-        db.close()
-      }
+      const user = await withStore(dbOf(options), (store) => createUser(store, input))
+      print(options.json, { id: user.id }, `created user ${input.email}: ${user.id}`)
     })
 
   cli
@@ -233,7 +222,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option('--redirect-uri <uri>', 'Allowed redirect URI (repeatable)')
     .option('--grant-types <list>', `Comma-separated: ${GRANT_TYPES.join(', ')}`)
     .option('--scope <scopes>', 'Space-separated scopes it may ask for (default: all)')
-    .action((action, options) => {
+    .action(async (action, options) => {
       if (action !== 'create')
         throw new UsageError(`unknown action "client ${action}" (try: client create ...)`)
       const name = required(options, 'name')
@@ -252,10 +241,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (isPublic && grantTypes.includes('client_credentials')) {
         throw new UsageError('a public client cannot use client_credentials')
       }
-      const { client, secret } = withDb(dbOf(options), (db) =>
-        createClient(db, {
+      const { client, secret } = await withStore(dbOf(options), (store) =>
+        store.clients.create({
           name,
-          orgId: requireOrg(db, required(options, 'org')).id,
+          orgId: requireOrg(store, required(options, 'org')).id,
           public: isPublic,
           redirectUris,
           grantTypes: grantTypes.length > 0 ? (grantTypes as GrantType[]) : undefined,
@@ -275,24 +264,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
     if (action !== 'rotate') throw new UsageError(`unknown action "keys ${action}" (try: keys rotate)`)
-    const db = openDatabase(dbOf(options))
-    try {
-      migrateDatabase(db)
-      const kid = await rotateKey(db)
-      print(
-        options.json,
-        { kid },
-        `new signing key ${kid}; older keys stay published until their tokens expire`,
-      )
-    } finally {
-      db.close()
-    }
+    const kid = await withStore(dbOf(options), rotateKey)
+    print(
+      options.json,
+      { kid },
+      `new signing key ${kid}; older keys stay published until their tokens expire`,
+    )
   })
 
   cli
     .command('backup <file>', 'Write a consistent copy of the live database to FILE')
-    .action((file, options) => {
-      withDb(dbOf(options), (db) => backupDatabase(db, String(file)))
+    .action(async (file, options) => {
+      await withStore(dbOf(options), (store) => store.backup(String(file)))
       print(options.json, { file }, `backup written to ${file}`)
     })
 

@@ -5,7 +5,8 @@ import { MAX_BODY_BYTES } from './http/limits.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
-import { type Durability, durabilityOf, migrateDatabase, openDatabase } from './store/db.ts'
+import { openStore } from './store/open.ts'
+import type { Durability } from './store/types.ts'
 
 export interface ServeOptions {
   host: string
@@ -45,8 +46,8 @@ export interface RunningServer {
 
 /** Opens and migrates the database, then serves the API until stopped. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
-  const db = openDatabase(options.db, options.durability)
-  migrateDatabase(db)
+  const store = openStore(options.db, options.durability)
+  store.migrate()
   // The port is only known after listening when 0 was asked for; the issuer follows it.
   let baseUrl = options.baseUrl
   const lateBaseUrl = baseUrl === undefined
@@ -81,7 +82,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   if (lateBaseUrl) baseUrl = `http://${hostForUrl}:${server.port}`
   const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
   app = await createApp({
-    db,
+    store,
     baseUrl: baseUrl!.replace(/\/+$/, ''),
     production: options.production,
     corsOrigins: options.corsOrigins,
@@ -90,10 +91,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     logger,
   })
   fetchHandler = app.fetch
-  const housekeeping = startHousekeeping(db, logger, Date.now, options.housekeeping)
+  const housekeeping = startHousekeeping(store, logger, Date.now, options.housekeeping)
   const url = `http://${hostForUrl}:${server.port}`
   // Said at start, read back from the connection, so an operator sees what the database really does.
-  const durability = durabilityOf(db)
+  const durability = store.durability
   options.out?.(`api-server listening on ${url} (database ${options.db}, durability ${durability})`)
   return {
     url,
@@ -109,12 +110,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const deadline = Date.now() + DRAIN_TIMEOUT_MS
       while ((app?.inFlight() ?? 0) > 0 && Date.now() < deadline) await Bun.sleep(10)
       try {
-        db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+        store.checkpoint()
       } catch (error) {
         // Another connection (an admin command) may hold the database; its WAL is kept, not lost.
         logger.log('warn', 'checkpoint skipped', { reason: (error as Error).message })
       }
-      db.close()
+      store.close()
       logger.log('info', 'stopped')
     },
   }

@@ -4,9 +4,7 @@ import { orders } from '../../shared/resources/orders.ts'
 import { posts } from '../../shared/resources/posts.ts'
 import { products } from '../../shared/resources/products.ts'
 import { createRecord } from '../resources/writes.ts'
-import type { Database } from '../store/db.ts'
-import { createOrg, findOrg } from '../store/orgs.ts'
-import { hasUser } from '../store/passwords.ts'
+import type { Tx } from '../store/store.ts'
 import { systemPrincipal } from './system.ts'
 import { AdminConflictError, adminEngine, createUser } from './users.ts'
 
@@ -39,22 +37,22 @@ export interface SeedResult {
 }
 
 /** Loads the demo data once; a second run finds it and changes nothing. */
-export async function seed(db: Database): Promise<SeedResult> {
-  const acme = findOrg(db, 'Acme')
-  if (acme && !hasUser(db, acme.id, DEMO_USERS[0].email)) {
+export async function seed(store: Tx): Promise<SeedResult> {
+  const acme = store.orgs.find('Acme')
+  if (acme && !store.users.exists(acme.id, DEMO_USERS[0].email)) {
     throw new AdminConflictError(
       'an organization named Acme exists without the demo data; seed a fresh database',
     )
   }
   if (acme) {
-    const orgs = ['Acme', 'Globex'].map((name) => findOrg(db, name)).filter((o) => o !== null)
+    const orgs = ['Acme', 'Globex'].map((name) => store.orgs.find(name)).filter((o) => o !== null)
     return { created: false, orgs, users: [...DEMO_USERS] }
   }
-  const orgs = [createOrg(db, 'Acme'), createOrg(db, 'Globex')]
+  const orgs = [store.orgs.create('Acme'), store.orgs.create('Globex')]
   const userIds = new Map<string, string>()
-  for (const user of DEMO_USERS) userIds.set(user.email, (await createUser(db, user)).id)
-  const engine = adminEngine(db)
-  db.transaction(() => {
+  for (const user of DEMO_USERS) userIds.set(user.email, (await createUser(store, user)).id)
+  store.transaction((tx) => {
+    const engine = adminEngine(tx)
     for (const [n, org] of orgs.entries()) {
       const principal = systemPrincipal(org.id)
       const owner = userIds.get(DEMO_USERS.find((u) => u.org === org.name)!.email)!
@@ -100,6 +98,6 @@ export async function seed(db: Database): Promise<SeedResult> {
         )
       }
     }
-  })()
+  })
   return { created: true, orgs, users: [...DEMO_USERS] }
 }

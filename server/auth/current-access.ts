@@ -1,8 +1,5 @@
 import { StampedCache } from '../store/change-stamp.ts'
-import type { Database } from '../store/db.ts'
-import { roleOfUser } from '../store/login-users.ts'
-import { grantIsLive } from '../store/oauth-grants.ts'
-import { tokenIdRevoked } from '../store/oauth-revoked-tokens.ts'
+import type { Store } from '../store/store.ts'
 import { roleScopes } from './roles.ts'
 import type { Principal } from './tokens.ts'
 
@@ -21,14 +18,14 @@ function cappedByRole(principal: Principal, role: string): Principal {
 }
 
 /** What a token stands for now, read from the database: null when revoked. */
-function lookUp(db: Database, principal: Principal): Principal | null {
+function lookUp(store: Store, principal: Principal): Principal | null {
   if (principal.kind === 'client') {
     const jti = principal.tokenId
-    return jti !== undefined && tokenIdRevoked(db, jti) ? null : principal
+    return jti !== undefined && store.revocations.isRevoked(jti) ? null : principal
   }
   // A user token without a grant is none of ours; a grant is gone with its user.
-  if (principal.grantId === undefined || !grantIsLive(db, principal.grantId)) return null
-  return cappedByRole(principal, roleOfUser(db, principal.subject) ?? '')
+  if (principal.grantId === undefined || !store.grants.isLive(principal.grantId)) return null
+  return cappedByRole(principal, store.users.roleOf(principal.subject) ?? '')
 }
 
 /**
@@ -42,12 +39,12 @@ function lookUp(db: Database, principal: Principal): Principal | null {
  * The answer is cached per token until the database changes (any write, here at once, in another
  * process within 250 ms): requests between writes look nothing up and allocate nothing.
  */
-export function currentAccess(db: Database): (principal: Principal) => Principal | null {
-  const current = new StampedCache<Principal | null>(db)
+export function currentAccess(store: Store): (principal: Principal) => Principal | null {
+  const current = new StampedCache<Principal | null>(store.changes)
   return (principal) => {
     const jti = principal.tokenId
     // Every token this server issues has a jti; the cache is keyed by it.
-    if (jti === undefined) return lookUp(db, principal)
-    return current.get(jti, () => lookUp(db, principal))
+    if (jti === undefined) return lookUp(store, principal)
+    return current.get(jti, () => lookUp(store, principal))
   }
 }

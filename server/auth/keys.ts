@@ -1,6 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose'
-import type { Database } from '../store/db.ts'
-import { insertKey, liveKeys } from '../store/keys.ts'
+import type { Tx } from '../store/store.ts'
 
 /** Access tokens live this long; a retired key stays published at least as long. */
 export const ACCESS_TOKEN_TTL_S = 3600
@@ -12,13 +11,12 @@ interface LoadedKey {
 }
 
 /** Adds a fresh ES256 key and makes it the signing key; older keys stay published until their tokens expire. */
-export async function rotateKey(db: Database): Promise<string> {
+export async function rotateKey(store: Tx): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
   const publicJwk = await exportJWK(publicKey)
   const kid = await calculateJwkThumbprint(publicJwk)
   const privateJwk = await exportJWK(privateKey)
-  insertKey(
-    db,
+  store.settings.insertKey(
     kid,
     JSON.stringify({ ...privateJwk, kid }),
     JSON.stringify({ ...publicJwk, kid, alg: 'ES256', use: 'sig' }),
@@ -36,15 +34,15 @@ export class KeyRing {
   private loadedAt = 0
 
   constructor(
-    private readonly db: Database,
+    private readonly store: Tx,
     private readonly clock: () => number = Date.now,
   ) {}
 
   async load(): Promise<void> {
-    let rows = liveKeys(this.db, ACCESS_TOKEN_TTL_S * 1000, this.clock())
+    let rows = this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
     if (rows.length === 0 || rows[0]!.retired_at !== null) {
-      await rotateKey(this.db)
-      rows = liveKeys(this.db, ACCESS_TOKEN_TTL_S * 1000, this.clock())
+      await rotateKey(this.store)
+      rows = this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
     }
     const verify = new Map<string, LoadedKey>()
     for (const row of rows) {

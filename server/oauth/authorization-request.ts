@@ -1,5 +1,5 @@
-import { findClient, type OAuthClient } from '../store/clients.ts'
-import type { Database } from '../store/db.ts'
+import type { Tx } from '../store/store.ts'
+import type { OAuthClient } from '../store/types.ts'
 import { OAuthError } from './errors.ts'
 import { checkChallenge } from './pkce.ts'
 import { redirectUriMatches } from './redirect-uri.ts'
@@ -32,7 +32,7 @@ export class AuthorizationRequestError extends Error {
 }
 
 /** Checks the query of GET /oauth/authorize. */
-export function parseAuthorizationRequest(db: Database, params: URLSearchParams): AuthorizationRequest {
+export function parseAuthorizationRequest(store: Tx, params: URLSearchParams): AuthorizationRequest {
   const one = (name: string) => params.get(name) ?? undefined
   const repeated = [...new Set([...params.keys()].filter((k) => params.getAll(k).length > 1))]
   const clientId = one('client_id')
@@ -40,7 +40,7 @@ export function parseAuthorizationRequest(db: Database, params: URLSearchParams)
     throw new AuthorizationRequestError('The request names no application (client_id is missing).')
   if (repeated.includes('client_id') || repeated.includes('redirect_uri'))
     throw new AuthorizationRequestError('The request names more than one application or return address.')
-  const client = findClient(db, clientId)
+  const client = store.clients.find(clientId)
   if (!client) throw new AuthorizationRequestError('The application that sent you here is not registered.')
   const redirectUri = one('redirect_uri')
   if (!redirectUri)

@@ -1,5 +1,4 @@
 import { roleScopes } from '../auth/roles.ts'
-import { insertAuthorizationCode } from '../store/oauth-codes.ts'
 import {
   type AuthorizationRequest,
   AuthorizationRequestError,
@@ -74,7 +73,7 @@ const roleDenied = (ctx: OAuthContext, req: AuthorizationRequest, role: string) 
 
 /** GET: the login page, or, with a valid login cookie, the consent page. */
 function show(ctx: OAuthContext, request: Request, query: string): Response {
-  const req = parseAuthorizationRequest(ctx.db, new URLSearchParams(query))
+  const req = parseAuthorizationRequest(ctx.store, new URLSearchParams(query))
   const interaction = target(ctx, query, req)
   const user = currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
@@ -112,7 +111,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
     )
   const signed = readSignedFlow(ctx, 'authorize', 'q', form.get('request'))
   if (!signed) return messagePage(400, 'This page has expired', 'Go back to the application and start again.')
-  const req = parseAuthorizationRequest(ctx.db, new URLSearchParams(signed.flow))
+  const req = parseAuthorizationRequest(ctx.store, new URLSearchParams(signed.flow))
   const interaction = target(ctx, signed.flow, req)
   const handled = await accountStep(ctx, request, form, interaction)
   if (handled) return handled
@@ -134,8 +133,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
   const code = randomToken('ac')
   const now = ctx.clock()
-  insertAuthorizationCode(
-    ctx.db,
+  ctx.store.codes.insert(
     code,
     {
       orgId: user.orgId,

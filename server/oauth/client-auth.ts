@@ -1,4 +1,4 @@
-import { authenticateClient, findClient, type OAuthClient } from '../store/clients.ts'
+import type { OAuthClient } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 import { OAuthError } from './errors.ts'
 
@@ -31,12 +31,12 @@ function lockedOut(retryAfterS: number): OAuthError {
  * the id out: then the secret is not even compared. A success resets nothing, so a guesser
  * cannot clear the count by interleaving with the real client.
  */
-function bySecret(ctx: Pick<OAuthContext, 'db' | 'limits'>, id: string, secret: string): OAuthClient {
+function bySecret(ctx: Pick<OAuthContext, 'store' | 'limits'>, id: string, secret: string): OAuthClient {
   const throttle = ctx.limits.clientSecretPerClient
   const key = id.slice(0, MAX_KEY_LENGTH)
   const wait = throttle.retryAfter(key)
   if (wait > 0) throw lockedOut(wait)
-  const client = authenticateClient(ctx.db, id, secret)
+  const client = ctx.store.clients.authenticate(id, secret)
   if (client) return client
   throttle.fail(key)
   throw invalidClient()
@@ -65,7 +65,7 @@ function parseBasic(header: string): { id: string; secret: string } {
  * at once is invalid_request (RFC 6749 §2.3). Secrets are throttled per client id (`bySecret`).
  */
 export function identifyClient(
-  ctx: Pick<OAuthContext, 'db' | 'limits'>,
+  ctx: Pick<OAuthContext, 'store' | 'limits'>,
   request: Request,
   form: Map<string, string>,
 ): OAuthClient {
@@ -85,7 +85,7 @@ export function identifyClient(
   if (!id) throw invalidClient()
   if (postSecret !== undefined) return bySecret(ctx, id, postSecret)
   // A public client proves nothing by its id, so there is nothing to guess and nothing throttled.
-  const client = findClient(ctx.db, id)
+  const client = ctx.store.clients.find(id)
   if (!client?.public) throw invalidClient()
   return client
 }

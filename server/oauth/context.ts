@@ -1,13 +1,12 @@
 import type { TokenSettings, TokenVerifier } from '../auth/tokens.ts'
-import type { Database } from '../store/db.ts'
-import { instanceSecret } from '../store/settings.ts'
+import type { Tx } from '../store/store.ts'
 import { type CookieNames, cookieNames } from './cookies.ts'
 import { type OAuthLimits, oauthLimits } from './rate-limit.ts'
 import { Signer } from './signer.ts'
 
 /** Everything the authorization server's endpoints and pages share. */
 export interface OAuthContext {
-  db: Database
+  store: Tx
   /** The issuer: the base URL, without a trailing slash. */
   issuer: string
   tokens: TokenSettings
@@ -20,13 +19,13 @@ export interface OAuthContext {
 }
 
 export function createOAuthContext(
-  options: Pick<OAuthContext, 'db' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
+  options: Pick<OAuthContext, 'store' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
 ): OAuthContext {
   return {
     ...options,
     // One key for the login cookie and the signed hidden fields, kept in the database so that
     // every instance on it (and a restart) accepts what another one signed.
-    signer: new Signer(instanceSecret(options.db, 'oauth_page_key'), options.clock),
+    signer: new Signer(options.store.settings.instanceSecret('oauth_page_key'), options.clock),
     cookies: cookieNames(options.issuer),
     limits: oauthLimits(options.clock),
   }

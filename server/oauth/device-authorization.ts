@@ -1,4 +1,3 @@
-import { insertDeviceCode } from '../store/oauth-device-codes.ts'
 import { identifyClient } from './client-auth.ts'
 import type { OAuthContext } from './context.ts'
 import { OAuthError } from './errors.ts'
@@ -26,8 +25,7 @@ export function deviceAuthorizationEndpoint(ctx: OAuthContext, request: Request)
     let userCode = randomUserCode()
     // 20^8 codes: a clash with a live one is rare; draw again when it happens.
     for (let tries = 0; ; tries++) {
-      const stored = insertDeviceCode(
-        ctx.db,
+      const stored = ctx.store.deviceCodes.insert(
         deviceCode,
         {
           userCode,

@@ -1,12 +1,6 @@
 import { roleScopes } from '../auth/roles.ts'
 import { clientAddress } from '../http/client-address.ts'
-import { findClient, type OAuthClient } from '../store/clients.ts'
-import {
-  type DeviceCode,
-  decideDeviceCode,
-  findDeviceCodeByHash,
-  findDeviceCodeByUserCode,
-} from '../store/oauth-device-codes.ts'
+import type { DeviceCode, OAuthClient } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 import { OAuthError } from './errors.ts'
 import { readForm } from './form.ts'
@@ -32,7 +26,7 @@ function pending(
   device: DeviceCode | null,
 ): { device: DeviceCode; client: OAuthClient } | null {
   if (device?.status !== 'pending' || device.expiresAt <= ctx.clock()) return null
-  const client = findClient(ctx.db, device.clientId)
+  const client = ctx.store.clients.find(device.clientId)
   return client ? { device, client } : null
 }
 
@@ -93,7 +87,7 @@ function show(ctx: OAuthContext, request: Request): Response {
     return codePage(ctx, request, code ? formatUserCode(code) : typed.slice(0, 16))
   }
   const signed = readSignedFlow(ctx, 'device', 'h', flow)
-  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.flow))
+  const found = signed && pending(ctx, ctx.store.deviceCodes.findByHash(signed.flow))
   if (!found) return gone()
   const interaction = target(ctx, found.device.hash, found.client)
   const user = currentUser(ctx, request, interaction)
@@ -139,7 +133,7 @@ function enterCode(ctx: OAuthContext, request: Request, typed: string): Response
     return response
   }
   const code = normalizeUserCode(typed)
-  const found = code ? pending(ctx, findDeviceCodeByUserCode(ctx.db, code)) : null
+  const found = code ? pending(ctx, ctx.store.deviceCodes.findByUserCode(code)) : null
   if (!found) {
     limit.fail(address)
     return codePage(
@@ -164,7 +158,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
     )
   if (form.get('step') === 'code') return enterCode(ctx, request, form.get('user_code') ?? '')
   const signed = readSignedFlow(ctx, 'device', 'h', form.get('request'))
-  const found = signed && pending(ctx, findDeviceCodeByHash(ctx.db, signed.flow))
+  const found = signed && pending(ctx, ctx.store.deviceCodes.findByHash(signed.flow))
   if (!found) return gone()
   const interaction = target(ctx, found.device.hash, found.client)
   const handled = await accountStep(ctx, request, form, interaction)
@@ -175,8 +169,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const now = ctx.clock()
   const { scopes } = grantable(found.device, found.client, user.role)
   const allowed = form.get('decision') === 'allow' && scopes.length > 0
-  const decided = decideDeviceCode(
-    ctx.db,
+  const decided = ctx.store.deviceCodes.decide(
     found.device.hash,
     allowed
       ? { status: 'approved', orgId: user.orgId, userId: user.id, scope: scopes }

@@ -1,5 +1,4 @@
 import { clientAddress } from '../http/client-address.ts'
-import { userById } from '../store/login-users.ts'
 import type { OAuthContext } from './context.ts'
 import { checkLogin } from './login.ts'
 import type { Html } from './pages/html.ts'
@@ -137,7 +136,7 @@ export async function accountStep(
     case 'choose': {
       const ids = ctx.signer.verify('accounts', form.get('accounts'))
       const chosen = form.get('account')
-      const user = chosen && Array.isArray(ids) && ids.includes(chosen) ? userById(ctx.db, chosen) : null
+      const user = chosen && Array.isArray(ids) && ids.includes(chosen) ? ctx.store.users.byId(chosen) : null
       if (!user || (target.orgId !== null && user.orgId !== target.orgId))
         return loginPage(ctx, request, target, {
           status: 400,

@@ -1,4 +1,4 @@
-import { type LoginUser, usersByEmail } from '../store/login-users.ts'
+import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 
 export type LoginOutcome =
@@ -33,7 +33,7 @@ export async function checkLogin(
   const { loginPerAccount, loginPerAddress } = ctx.limits
   const retryAfter = Math.max(loginPerAccount.retryAfter(account), loginPerAddress.retryAfter(address))
   if (retryAfter > 0) return { kind: 'limited', retryAfter }
-  const candidates = account === '' ? [] : usersByEmail(ctx.db, account, orgId)
+  const candidates = account === '' ? [] : ctx.store.users.byEmail(account, orgId)
   const matches: LoginUser[] = []
   for (const user of candidates) {
     if (await Bun.password.verify(password, user.passwordHash ?? (await dummy()))) {

@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from '../../shared/resources/index.ts'
-import { GRANT_TYPES } from '../store/clients.ts'
+import { GRANT_TYPES } from '../store/types.ts'
 
 /** RFC 8414 authorization server metadata: every endpoint and what each supports. */
 export function serverMetadata(issuer: string): Record<string, unknown> {

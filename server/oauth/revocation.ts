@@ -1,5 +1,3 @@
-import { revokeGrant } from '../store/oauth-grants.ts'
-import { revokeTokenId } from '../store/oauth-revoked-tokens.ts'
 import { identifyClient } from './client-auth.ts'
 import type { OAuthContext } from './context.ts'
 import { NO_STORE, OAuthError } from './errors.ts'
@@ -26,13 +24,13 @@ export function revocationEndpoint(ctx: OAuthContext, request: Request): Promise
       new OAuthError('invalid_request', 'The token was not issued to this client, which may not revoke it.')
     if (found?.kind === 'refresh_token') {
       if (found.grant.clientId !== client.id) throw notYours()
-      revokeGrant(ctx.db, found.grant.id, now)
+      ctx.store.grants.revoke(found.grant.id, now)
     } else if (found?.kind === 'access_token') {
       const { principal } = found
       if (principal.clientId !== client.id) throw notYours()
-      if (principal.grantId !== undefined) revokeGrant(ctx.db, principal.grantId, now)
+      if (principal.grantId !== undefined) ctx.store.grants.revoke(principal.grantId, now)
       else if (principal.tokenId !== undefined)
-        revokeTokenId(ctx.db, principal.tokenId, principal.orgId, principal.expiresAt * 1000, now)
+        ctx.store.revocations.revoke(principal.tokenId, principal.orgId, principal.expiresAt * 1000, now)
     }
     return new Response(null, { status: 200, headers: NO_STORE })
   })

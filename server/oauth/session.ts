@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
-import { type LoginUser, userById } from '../store/login-users.ts'
+import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 import { readCookie, setCookie } from './cookies.ts'
 import { LOGIN_COOKIE_TTL_S } from './lifetimes.ts'
@@ -57,7 +57,7 @@ export function loggedInUser(ctx: OAuthContext, request: Request, orgId: string 
   if (typeof data !== 'object' || data === null) return null
   const uid = (data as { uid?: unknown }).uid
   if (typeof uid !== 'string') return null
-  const user = userById(ctx.db, uid)
+  const user = ctx.store.users.byId(uid)
   if (!user || (orgId !== null && user.orgId !== orgId)) return null
   return user
 }

@@ -1,5 +1,5 @@
 import { issueAccessToken } from '../auth/tokens.ts'
-import type { OAuthClient } from '../store/clients.ts'
+import type { OAuthClient } from '../store/types.ts'
 import { identifyClient } from './client-auth.ts'
 import type { OAuthContext } from './context.ts'
 import { OAuthError, oauthErrorResponse } from './errors.ts'

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose'
 import type { Principal } from '../auth/tokens.ts'
-import { findGrant, findRefreshToken, type Grant } from '../store/oauth-grants.ts'
+import type { Grant } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 
 export type FoundToken =
@@ -21,9 +21,9 @@ async function accessToken(ctx: OAuthContext, token: string): Promise<FoundToken
 
 /** A live refresh token: unused, unexpired, of a live grant. */
 function refreshToken(ctx: OAuthContext, token: string): FoundToken | null {
-  const record = findRefreshToken(ctx.db, token)
+  const record = ctx.store.grants.findRefreshToken(token)
   if (!record || record.used) return null
-  const grant = findGrant(ctx.db, record.grantId)
+  const grant = ctx.store.grants.find(record.grantId)
   const now = ctx.clock()
   if (!grant || grant.revoked || record.expiresAt <= now || grant.expiresAt <= now) return null
   return { kind: 'refresh_token', grant, expiresAt: record.expiresAt }

@@ -1,4 +1,4 @@
-import { GRANT_TYPES } from '../store/clients.ts'
+import { GRANT_TYPES } from '../store/types.ts'
 import type { JsonObject } from './json.ts'
 
 type PathItem = JsonObject

@@ -1,10 +1,4 @@
-import type { Database } from '../store/db.ts'
-import { purgeExpiredIdempotencyKeys } from '../store/idempotency.ts'
-import { purgeExpiredCodes } from '../store/oauth-codes.ts'
-import { purgeExpiredDeviceCodes } from '../store/oauth-device-codes.ts'
-import { purgeExpiredGrants, purgeExpiredRefreshTokens } from '../store/oauth-grants.ts'
-import { purgeExpiredRevocations } from '../store/oauth-revoked-tokens.ts'
-import { purgeExpiredQueries, purgeExpiredResults } from '../store/queries.ts'
+import { EXPIRING_KINDS, type Store } from '../store/store.ts'
 import type { Logger } from './logger.ts'
 
 export interface HousekeepingOptions {
@@ -22,39 +16,21 @@ const HOUSEKEEPING_DEFAULTS: HousekeepingOptions = {
   limit: 1_000,
 }
 
-type Purge = (db: Database, now: number, limit: number) => number
-
-/**
- * Every kind of row that expires, in the order they are purged. Each lookup compares the expiry
- * itself, so a row the job has not reached yet is already refused: purging only frees space.
- */
-const KINDS: readonly (readonly [string, Purge])[] = [
-  ['idempotencyKeys', purgeExpiredIdempotencyKeys],
-  ['authorizationCodes', purgeExpiredCodes],
-  ['deviceCodes', purgeExpiredDeviceCodes],
-  // Before refresh tokens: idle families are found through their expired tokens.
-  ['grants', purgeExpiredGrants],
-  ['refreshTokens', purgeExpiredRefreshTokens],
-  ['revokedTokens', purgeExpiredRevocations],
-  ['queryResults', purgeExpiredResults],
-  ['storedQueries', purgeExpiredQueries],
-]
-
 /**
  * One run: at most `limit` expired rows of each kind, each kind one statement (its own short
  * transaction, so the writer lock is never held long). A kind that fails is logged and skipped;
  * the others still run. Returns how many rows of each kind were deleted.
  */
 export function runHousekeeping(
-  db: Database,
+  store: Store,
   now: number,
   limit: number,
   logger: Logger,
 ): Record<string, number> {
   const deleted: Record<string, number> = {}
-  for (const [kind, purge] of KINDS) {
+  for (const kind of EXPIRING_KINDS) {
     try {
-      const count = purge(db, now, limit)
+      const count = store.purgeExpired(kind, now, limit)
       if (count > 0) deleted[kind] = count
     } catch (error) {
       logger.error(error, { job: 'housekeeping', kind })
@@ -68,7 +44,7 @@ export function runHousekeeping(
  * alive. Logs one line per run that deleted something: counts per kind, never row contents.
  */
 export function startHousekeeping(
-  db: Database,
+  store: Store,
   logger: Logger,
   clock: () => number,
   options: Partial<HousekeepingOptions> = {},
@@ -84,7 +60,7 @@ export function startHousekeeping(
   const run = () => {
     try {
       const started = clock()
-      const deleted = runHousekeeping(db, started, limit, logger)
+      const deleted = runHousekeeping(store, started, limit, logger)
       if (Object.keys(deleted).length > 0)
         logger.log('info', 'housekeeping', { deleted, durationMs: clock() - started })
     } catch (error) {

@@ -8,7 +8,7 @@ import type { MethodHandler, MethodTable } from '../http/method-table.ts'
 import { noContent } from '../http/responses.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { requireWholeView } from '../resources/visibility.ts'
-import { findQuery, findResult, type StoredQuery, touchQuery } from '../store/queries.ts'
+import type { StoredQuery } from '../store/types.ts'
 import { type ApiVersion, V1, versionOfPath } from '../versions/versions.ts'
 import { readQueryBody } from './media.ts'
 import {
@@ -47,7 +47,7 @@ export function queryHandler(
     const target = targetOf(params)
     const parsed = parseQuery(body, target, limit)
     const now = engine.clock()
-    const { query, created } = storeQuery(engine.db, principal, `${url.pathname}${url.search}`, body, now)
+    const { query, created } = storeQuery(engine.store, principal, `${url.pathname}${url.search}`, body, now)
     const location = queryPath(prefix, query.id)
     let outcome: ReturnType<typeof runQuery>
     try {
@@ -56,7 +56,7 @@ export function queryHandler(
         runQuery(engine, principal, parsed, target, new URL(location, url), {}, version),
       )
     } catch (error) {
-      if (created) forgetQuery(engine.db, query.id)
+      if (created) forgetQuery(engine.store, query.id)
       throw error
     }
     const response = conditionalJson(request, outcome.body, outcome.lastModified, {
@@ -70,7 +70,7 @@ export function queryHandler(
       'Last-Modified': response.headers.get('last-modified')!,
       Location: location,
     }
-    const resultPath = storeResult(engine.db, prefix, query, stored, JSON.stringify(outcome.body), now)
+    const resultPath = storeResult(engine.store, prefix, query, stored, JSON.stringify(outcome.body), now)
     if (resultPath) response.headers.set('Content-Location', resultPath)
     return response
   }
@@ -78,7 +78,7 @@ export function queryHandler(
 
 /** A stored query of the caller's organization: 404 when missing, 403 in another organization. */
 function loadQuery(engine: EngineContext, principal: Principal, id: string): StoredQuery {
-  const query = /^qry_[0-9a-z]{26}$/.test(id) ? findQuery(engine.db, id, engine.clock()) : null
+  const query = /^qry_[0-9a-z]{26}$/.test(id) ? engine.store.queries.find(id, engine.clock()) : null
   if (!query) throw notFound('No stored query with this id.')
   if (query.orgId !== principal.orgId)
     throw new ApiError('FORBIDDEN', 'This stored query belongs to another organization.')
@@ -128,14 +128,14 @@ export function storedQueryTable(
       const continuation: Continuation = { cursor, after }
       const outcome = runQuery(engine, principal, parsed, target, url, continuation, version)
       const now = engine.clock()
-      if (shouldTouch(query, now)) touchQuery(engine.db, query.id, now)
+      if (shouldTouch(query, now)) engine.store.queries.touch(query.id, now)
       return conditionalJson(request, outcome.body, outcome.lastModified)
     },
     DELETE: ({ url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())
       const query = loadQuery(engine, principal, params.id!)
       requireReadScope(principal, reparse(prefix, query).parsed)
-      forgetQuery(engine.db, query.id)
+      forgetQuery(engine.store, query.id)
       return noContent()
     },
   }
@@ -150,7 +150,7 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
     GET: ({ request, url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())
       const now = engine.clock()
-      const result = findResult(engine.db, resultTokenHash(params.token ?? ''), now)
+      const result = engine.store.queries.findResult(resultTokenHash(params.token ?? ''), now)
       // A stored result is the exact response of one QUERY, so it lives under that QUERY's version.
       const sameVersion = result?.headers.Location?.startsWith(`${prefix}/`) ?? false
       if (!result || result.queryId !== params.id || !sameVersion)

@@ -1,9 +1,9 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
 import { randomId } from '../../shared/ids.ts'
-import type { Database } from '../store/db.ts'
-import { deleteQuery, type StoredQuery, saveQuery, saveResult } from '../store/queries.ts'
-import { isoNow } from '../store/time.ts'
+import { isoNow } from '../../shared/time.ts'
+import type { Tx } from '../store/store.ts'
+import type { StoredQuery } from '../store/types.ts'
 import type { QueryBody } from './media.ts'
 
 /** A stored result can be fetched for this long after the QUERY that made it. */
@@ -26,15 +26,14 @@ export const queryPath = (prefix: string, id: string) => `${prefix}/queries/${id
  * and body reuse one stored query (and so one Location). Ids are TypeIDs with 74 random bits.
  */
 export function storeQuery(
-  db: Database,
+  store: Tx,
   who: { orgId: string; subject: string },
   target: string,
   body: QueryBody,
   now: number,
 ): { query: StoredQuery; created: boolean } {
   const id = randomId('qry', now)
-  const query = saveQuery(
-    db,
+  const query = store.queries.save(
     {
       id,
       orgId: who.orgId,
@@ -50,8 +49,8 @@ export function storeQuery(
 }
 
 /** Drops a stored query made by a QUERY that then failed, so failures leave nothing behind. */
-export function forgetQuery(db: Database, id: string): void {
-  deleteQuery(db, id)
+export function forgetQuery(store: Tx, id: string): void {
+  store.queries.delete(id)
 }
 
 export function shouldTouch(query: StoredQuery, now: number): boolean {
@@ -63,7 +62,7 @@ export function shouldTouch(query: StoredQuery, now: number): boolean {
  * the SHA-256 is stored. Undefined (nothing stored) past MAX_RESULT_BYTES.
  */
 export function storeResult(
-  db: Database,
+  store: Tx,
   prefix: string,
   query: StoredQuery,
   headers: Record<string, string>,
@@ -72,8 +71,7 @@ export function storeResult(
 ): string | undefined {
   if (new TextEncoder().encode(body).length > MAX_RESULT_BYTES) return undefined
   const token = encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)))
-  saveResult(
-    db,
+  store.queries.saveResult(
     resultTokenHash(token),
     { queryId: query.id, orgId: query.orgId, headers, body, expiresAt: isoNow(now + RESULT_TTL_MS) },
     now,

@@ -2,7 +2,7 @@ import { ApiError, notFound } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { findRecord, type StoredRecord } from '../store/records.ts'
+import type { StoredRecord } from '../store/types.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 
 const missing = (resource: Resource, id: string) => notFound(`No ${resource.singular} with id ${id}.`)
@@ -19,7 +19,7 @@ export function loadRecord(
   parent?: ParentRef,
 ): StoredRecord {
   if (parent) loadParent(ctx, principal, resource, parent)
-  const record = findRecord(ctx.db, resource, id)
+  const record = ctx.store.records.find(resource, id)
   if (!record) throw missing(resource, id)
   if (record.orgId !== principal.orgId) throw forbidden(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)
@@ -34,7 +34,7 @@ export function loadParent(
   parent: ParentRef,
 ): StoredRecord {
   const parentResource = resourceByName(child.parent!.collection)!
-  const record = findRecord(ctx.db, parentResource, parent.id)
+  const record = ctx.store.records.find(parentResource, parent.id)
   if (!record) throw missing(parentResource, parent.id)
   if (record.orgId !== principal.orgId) throw forbidden(parentResource)
   return record

@@ -1,9 +1,10 @@
-import type { Database } from '../store/db.ts'
+import type { Tx } from '../store/store.ts'
 import type { CursorCodec } from './cursor.ts'
 
 /** What the engine needs from the outside world, injected so tests and tools can supply their own. */
 export interface EngineContext {
-  db: Database
+  /** The store, or inside a write the transaction's view of it. */
+  store: Tx
   clock: () => number
   cursors: CursorCodec
 }

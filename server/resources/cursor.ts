@@ -2,7 +2,7 @@ import { constantTimeEqual } from '@oslojs/crypto/subtle'
 import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
 import { hmacSha256 } from '../crypto/hash.ts'
-import type { SqlValue } from '../store/compile.ts'
+import type { SortValue } from '../store/types.ts'
 
 const MAC_BYTES = 16
 const INVALID = 'is not valid here: it was changed, or made for another collection, sort or filter'
@@ -19,13 +19,13 @@ export class CursorCodec {
     return hmacSha256(this.key, `${binding}\n${payload}`).slice(0, MAC_BYTES)
   }
 
-  encode(binding: string, values: SqlValue[]): string {
+  encode(binding: string, values: SortValue[]): string {
     const payload = Buffer.from(JSON.stringify(values)).toString('base64url')
     return `${payload}.${Buffer.from(this.mac(binding, payload)).toString('base64url')}`
   }
 
   /** The sort values a cursor carries; 400 naming `cursor` when it is not one of ours for this query. */
-  decode(binding: string, cursor: string, length: number): SqlValue[] {
+  decode(binding: string, cursor: string, length: number): SortValue[] {
     const [payload, tag, extra] = cursor.split('.')
     // The tag is unpadded base64url as encoded; padding would give a second spelling of the same cursor.
     if (!payload || !tag || extra !== undefined || cursor.length > 2048 || tag.includes('='))
@@ -44,7 +44,7 @@ export class CursorCodec {
       values.length === length &&
       values.every((v) => v === null || typeof v === 'string' || typeof v === 'number')
     if (!ok) throw this.invalid()
-    return values as SqlValue[]
+    return values as SortValue[]
   }
 
   private invalid() {

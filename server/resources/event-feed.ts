@@ -1,7 +1,7 @@
 import { badRequest } from '../../shared/errors.ts'
 import { events } from '../../shared/resources/events.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { type EventFilter, eventPosition, eventsAfter, lastEventPosition } from '../store/event-log.ts'
+import type { EventFilter } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity } from './reads.ts'
 import { visibleCollections } from './visibility.ts'
@@ -56,7 +56,7 @@ export class EventFeed {
     }
     let start: number
     if (options.after != null) {
-      const position = eventPosition(this.ctx.db, options.after)
+      const position = this.ctx.store.events.position(options.after)
       if (!position || position.orgId !== principal.orgId) {
         throw badRequest('The after argument does not name an event.', [
           { field: 'after', message: `no event with id ${options.after.slice(0, 100)}` },
@@ -64,7 +64,7 @@ export class EventFeed {
       }
       start = position.seq
     } else {
-      start = lastEventPosition(this.ctx.db)
+      start = this.ctx.store.events.last()
     }
     const filter: EventFilter = { types, resources: visibleCollections(principal) ?? undefined }
     return new EventStream(this, this.ctx, principal, start, filter)
@@ -102,7 +102,7 @@ export class EventFeed {
 
   private startTicker(): void {
     if (this.timer) return
-    this.seen = lastEventPosition(this.ctx.db)
+    this.seen = this.ctx.store.events.last()
     this.timer = setInterval(() => this.tick(), this.pollMs)
   }
 
@@ -114,7 +114,7 @@ export class EventFeed {
   private tick(): void {
     let last: number
     try {
-      last = lastEventPosition(this.ctx.db)
+      last = this.ctx.store.events.last()
     } catch {
       // The database is gone (shutdown): end the streams rather than fail on every tick.
       this.close()
@@ -149,10 +149,10 @@ class EventStream implements AsyncIterableIterator<Entity> {
       if (this.ctx.clock() >= expiresAt) break
       const event = this.buffer.shift()
       if (event) return { value: event, done: false }
-      const until = lastEventPosition(this.ctx.db)
+      const until = this.ctx.store.events.last()
       if (until > this.position) {
         const range = { after: this.position, until }
-        const rows = eventsAfter(this.ctx.db, this.principal.orgId, range, this.filter, BATCH)
+        const rows = this.ctx.store.events.after(this.principal.orgId, range, this.filter, BATCH)
         // Fewer than a batch: everything up to `until` has been looked at, including what the filter skips.
         this.position = rows.length === BATCH ? rows.at(-1)!.seq : until
         this.buffer = rows.map((row) => row.entity)

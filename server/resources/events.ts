@@ -1,21 +1,20 @@
 import { newId } from '../../shared/ids.ts'
 import { events } from '../../shared/resources/events.ts'
 import type { Resource } from '../../shared/resources/index.ts'
-import type { Database } from '../store/db.ts'
-import { insertEvent } from '../store/event-log.ts'
+import type { Tx } from '../store/store.ts'
 
 export type ChangeKind = 'created' | 'updated' | 'deleted'
 
 /** Appends `<resource>.<change>` to the organization's event log; call inside the change's transaction. */
 export function appendEvent(
-  db: Database,
+  tx: Tx,
   orgId: string,
   resource: Resource,
   change: ChangeKind,
   entity: Record<string, unknown>,
   now: string,
 ): void {
-  insertEvent(db, {
+  tx.events.append({
     id: newId(events.prefix),
     orgId,
     now,

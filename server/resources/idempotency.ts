@@ -1,9 +1,10 @@
 import { ApiError } from '../../shared/errors.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { findAnswer, type KeyId, type StoredResponse, saveAnswer } from '../store/idempotency.ts'
+import type { Tx } from '../store/store.ts'
+import type { KeyId, StoredResponse } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
 
-export type { StoredResponse } from '../store/idempotency.ts'
+export type { StoredResponse } from '../store/types.ts'
 
 /** An `Idempotency-Key` as a front door read it: the key, and a fingerprint of the request it came with. */
 export interface IdempotencyKey {
@@ -40,28 +41,26 @@ export function runIdempotent(
   principal: Principal,
   key: IdempotencyKey | undefined,
   authorize: () => void,
-  perform: () => StoredResponse,
+  perform: (tx: Tx) => StoredResponse,
 ): IdempotentAnswer {
   authorize()
-  if (key === undefined) return { response: perform(), replayed: false }
+  if (key === undefined) return { response: perform(ctx.store), replayed: false }
   const id: KeyId = {
     orgId: principal.orgId,
     clientId: principal.clientId,
     subject: principal.subject,
     key: key.key,
   }
-  return ctx.db
-    .transaction((): IdempotentAnswer => {
-      const now = ctx.clock()
-      const found = findAnswer(ctx.db, id, now)
-      if (found) {
-        if (found.requestHash !== key.fingerprint) throw reusedWithAnotherRequest()
-        return { response: found.response, replayed: true }
-      }
-      const response = perform()
-      if (response.status >= 200 && response.status < 300)
-        saveAnswer(ctx.db, id, { requestHash: key.fingerprint, response }, now)
-      return { response, replayed: false }
-    })
-    .immediate()
+  return ctx.store.transaction((tx): IdempotentAnswer => {
+    const now = ctx.clock()
+    const found = tx.idempotency.find(id, now)
+    if (found) {
+      if (found.requestHash !== key.fingerprint) throw reusedWithAnotherRequest()
+      return { response: found.response, replayed: true }
+    }
+    const response = perform(tx)
+    if (response.status >= 200 && response.status < 300)
+      tx.idempotency.save(id, { requestHash: key.fingerprint, response }, now)
+    return { response, replayed: false }
+  })
 }

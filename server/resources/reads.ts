@@ -1,14 +1,14 @@
 import { badRequest } from '../../shared/errors.ts'
+import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Condition, ListQuery } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { type SqlValue, stableOrder } from '../store/compile.ts'
-import { countRows, type Entity, findRecord, selectPage, sortValuesOf } from '../store/records.ts'
+import type { Entity, SortValue } from '../store/types.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { isVisible, lastVisibleChange, requireVisible, visibilityConditions } from './visibility.ts'
 
-export type { Entity } from '../store/records.ts'
+export type { Entity } from '../store/types.ts'
 
 export interface Pagination {
   limit: number
@@ -73,13 +73,13 @@ export function listRecords(
   const visible = [...where, ...visibilityConditions(principal, resource, where)]
   // Worked out once: the store's ORDER BY takes these keys as they are.
   const keys = stableOrder(query.sort)
-  const sortValues = (entity: Entity) => sortValuesOf(resource, entity, keys)
+  const sortValues = (entity: Entity) => ctx.store.records.sortValues(resource, entity, keys)
   const page = query.page
   const binding = page.style === 'cursor' ? cursorBinding(principal, resource, where, query) : ''
-  let after: SqlValue[] | undefined
+  let after: SortValue[] | undefined
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, keys.length)
   if (page.style === 'keyset') {
-    const start = findRecord(ctx.db, resource, page.after)
+    const start = ctx.store.records.find(resource, page.after)
     const otherParent = parent !== undefined && start?.entity[resource.parent!.field] !== parent.id
     const hidden = start !== null && !isVisible(principal, resource, start.entity)
     if (!start || start.orgId !== principal.orgId || otherParent || hidden) {
@@ -91,7 +91,7 @@ export function listRecords(
   }
   const offset =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
-  const rows = selectPage(ctx.db, resource, principal.orgId, {
+  const rows = ctx.store.records.page(resource, principal.orgId, {
     where: visible,
     search: query.search,
     sort: keys,
@@ -102,7 +102,7 @@ export function listRecords(
   const hasMore = rows.length > page.limit
   if (hasMore) rows.pop()
   const total = query.includeTotal
-    ? countRows(ctx.db, resource, principal.orgId, visible, query.search)
+    ? ctx.store.records.count(resource, principal.orgId, visible, query.search)
     : null
   const last = rows.at(-1)
   let pagination: Pagination

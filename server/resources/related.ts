@@ -1,9 +1,7 @@
+import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { countChildren, selectByIds, selectChildPages } from '../store/batch.ts'
-import { orderBy } from '../store/compile.ts'
-import { sortValuesOf } from '../store/records.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity, listRecords } from './reads.ts'
 import { isVisible, visibilityConditions } from './visibility.ts'
@@ -28,8 +26,8 @@ function parentCondition(child: Resource, parentId: string): Condition {
 }
 
 function cursorMaker(ctx: EngineContext, resource: Resource, sort: SortKey[], binding: string) {
-  const { keys } = orderBy(resource, sort)
-  return (entity: Entity) => ctx.cursors.encode(binding, sortValuesOf(resource, entity, keys))
+  const keys = stableOrder(sort)
+  return (entity: Entity) => ctx.cursors.encode(binding, ctx.store.records.sortValues(resource, entity, keys))
 }
 
 /** `listRecords` (cursor style) with a cursor for each record. */
@@ -63,7 +61,7 @@ export function getRecords(
 ): Map<string, Entity> {
   requireScope(principal, resource.scopes.read)
   const found = new Map<string, Entity>()
-  for (const entity of selectByIds(ctx.db, resource, principal.orgId, [...new Set(ids)])) {
+  for (const entity of ctx.store.records.byIds(resource, principal.orgId, [...new Set(ids)])) {
     if (isVisible(principal, resource, entity)) found.set(entity.id as string, entity)
   }
   return found
@@ -90,7 +88,7 @@ export function listChildPages(
   const ids = [...new Set(parentIds)]
   const parentField = child.parent!.field
   const visible = [...query.where, ...visibilityConditions(principal, child, query.where)]
-  const children = selectChildPages(ctx.db, child, principal.orgId, ids, {
+  const children = ctx.store.records.childPages(child, principal.orgId, ids, {
     where: visible,
     search: query.search,
     sort: query.sort,
@@ -99,7 +97,7 @@ export function listChildPages(
   const byParent = new Map<string, Entity[]>(ids.map((id) => [id, []]))
   for (const entity of children) byParent.get(entity[parentField] as string)?.push(entity)
   const totals = query.includeTotal
-    ? countChildren(ctx.db, child, principal.orgId, ids, visible, query.search)
+    ? ctx.store.records.countChildren(child, principal.orgId, ids, visible, query.search)
     : null
   const pages = new Map<string, RecordPage>()
   for (const [parentId, data] of byParent) {

@@ -1,9 +1,8 @@
 import { ApiError } from '../../shared/errors.ts'
+import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { stableOrder } from '../store/compile.ts'
-import { selectPage, sortValuesOf } from '../store/records.ts'
 import { loadParent } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity } from './reads.ts'
@@ -54,7 +53,7 @@ export function scanRecords(
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
   const keys = stableOrder(request.sort)
-  const sortValues = (entity: Entity) => sortValuesOf(resource, entity, keys)
+  const sortValues = (entity: Entity) => ctx.store.records.sortValues(resource, entity, keys)
   const binding = `${cursorBinding(principal, resource, where, { where, sort: request.sort, page: { style: 'cursor', limit: request.limit }, includeTotal: false })}.${request.binding}`
   let after = request.cursor ? ctx.cursors.decode(binding, request.cursor, keys.length) : undefined
   const visible = [...where, ...visibilityConditions(principal, resource, where)]
@@ -62,7 +61,7 @@ export function scanRecords(
   let scanned = 0
   for (;;) {
     if (ctx.clock() > request.deadline) throw overTime()
-    const entities = selectPage(ctx.db, resource, principal.orgId, {
+    const entities = ctx.store.records.page(resource, principal.orgId, {
       where: visible,
       sort: keys,
       limit: BATCH,

@@ -1,9 +1,9 @@
 import { badRequest } from '../../shared/errors.ts'
+import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Page, SortKey } from '../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { type SqlValue, stableOrder } from '../store/compile.ts'
-import { countRows, findRecord, selectPage, sortValuesOf } from '../store/records.ts'
+import type { SortValue } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity, Pagination } from './reads.ts'
 import { isVisible, lastVisibleChange, visibilityConditions } from './visibility.ts'
@@ -46,7 +46,7 @@ export function searchAll(
   const sort = options.sort
   const key = sort[0]!
   const { page } = options
-  let after: SqlValue[] | undefined
+  let after: SortValue[] | undefined
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(options.binding, page.cursor, 2)
   if (page.style === 'keyset') after = keysetStart(ctx, principal, collections, key, page.after)
   const skip =
@@ -54,7 +54,7 @@ export function searchAll(
   const want = skip + page.limit + 1
   const hits: { collection: Resource; entity: Entity }[] = []
   for (const collection of collections) {
-    const entities = selectPage(ctx.db, collection, principal.orgId, {
+    const entities = ctx.store.records.page(collection, principal.orgId, {
       where: visibilityConditions(principal, collection, []),
       search: text,
       sort,
@@ -73,7 +73,8 @@ export function searchAll(
   const hasMore = hits.length > skip + page.limit
   const total = options.includeTotal
     ? collections.reduce(
-        (n, c) => n + countRows(ctx.db, c, principal.orgId, visibilityConditions(principal, c, []), text),
+        (n, c) =>
+          n + ctx.store.records.count(c, principal.orgId, visibilityConditions(principal, c, []), text),
         0,
       )
     : null
@@ -82,7 +83,10 @@ export function searchAll(
   if (page.style === 'cursor') {
     const next =
       hasMore && last
-        ? ctx.cursors.encode(options.binding, sortValuesOf(last.collection, last.entity, stableOrder([key])))
+        ? ctx.cursors.encode(
+            options.binding,
+            ctx.store.records.sortValues(last.collection, last.entity, stableOrder([key])),
+          )
         : null
     pagination = { limit: page.limit, hasMore, nextCursor: next }
     if (options.includeTotal) pagination.total = total
@@ -122,12 +126,12 @@ function keysetStart(
   id: string,
 ) {
   const collection = collections.find((c) => id.startsWith(`${c.prefix}_`))
-  const found = collection ? findRecord(ctx.db, collection, id) : null
+  const found = collection ? ctx.store.records.find(collection, id) : null
   const hidden = found !== null && collection !== undefined && !isVisible(principal, collection, found.entity)
   if (!found || !collection || found.orgId !== principal.orgId || hidden) {
     throw badRequest('The after parameter does not name a searchable record.', [
       { field: 'after', message: `no record with id ${id.slice(0, 100)}` },
     ])
   }
-  return sortValuesOf(collection, found.entity, stableOrder([key]))
+  return ctx.store.records.sortValues(collection, found.entity, stableOrder([key]))
 }

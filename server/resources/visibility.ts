@@ -2,7 +2,6 @@ import type { Condition } from '../../shared/query/types.ts'
 import { events } from '../../shared/resources/events.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { lastChange } from '../store/records.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity } from './reads.ts'
 
@@ -97,11 +96,11 @@ export function lastVisibleChange(
   principal: Principal,
   resource: Resource,
 ): string | null {
-  if (!isEventLog(resource)) return lastChange(ctx.db, principal.orgId, resource.name)
+  if (!isEventLog(resource)) return ctx.store.records.lastChange(principal.orgId, resource.name)
   const names = visibleCollections(principal) ?? LOGGED.map((r) => r.name)
   let last: string | null = null
   for (const name of names) {
-    const at = lastChange(ctx.db, principal.orgId, name)
+    const at = ctx.store.records.lastChange(principal.orgId, name)
     if (at !== null && (last === null || at > last)) last = at
   }
   return last

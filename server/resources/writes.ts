@@ -2,20 +2,10 @@ import { ApiError, type ErrorDetail, validationError } from '../../shared/errors
 import { newId } from '../../shared/ids.ts'
 import type { Condition } from '../../shared/query/types.ts'
 import { childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { checkIfMatch, entityTag } from '../http/etag.ts'
-import {
-  childRecords,
-  existsInOrg,
-  insertRecord,
-  referencesTo,
-  removeRecord,
-  type StoredRecord,
-  selectPage,
-  uniqueTaken,
-  updateFields,
-} from '../store/records.ts'
-import { isoNow } from '../store/time.ts'
+import type { StoredRecord } from '../store/types.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { appendEvent } from './events.ts'
@@ -39,14 +29,17 @@ function checkRelations(
     const field = resource.fields[name]!
     if (field.references && value !== null && resource.parent?.field !== name) {
       const target = resourceByName(field.references)!
-      if (!existsInOrg(ctx.db, target, orgId, value as string)) {
+      if (!ctx.store.records.existsInOrg(target, orgId, value as string)) {
         details.push({ field: name, message: `no ${target.singular} with id ${value as string}` })
       }
     }
   }
   if (details.length > 0) throw validationError(details)
   for (const [name, value] of Object.entries(values)) {
-    if (resource.fields[name]!.unique && uniqueTaken(ctx.db, resource, orgId, name, value, selfId)) {
+    if (
+      resource.fields[name]!.unique &&
+      ctx.store.records.uniqueTaken(resource, orgId, name, value, selfId)
+    ) {
       throw new ApiError('CONFLICT', `Another ${resource.singular} already has this ${name}.`, [
         { field: name, message: 'is already taken in this organization' },
       ])
@@ -110,20 +103,19 @@ export function createRecord(
   const values = validateBody(resource, body, 'create')
   fillCallerDefaults(resource, principal, body, values)
   checkPrivileged(principal, resource, values)
-  return ctx.db
-    .transaction(() => {
-      if (parent) {
-        loadParent(ctx, principal, resource, parent)
-        values[resource.parent!.field] = parent.id
-      }
-      checkRelations(ctx, resource, principal.orgId, values)
-      const now = isoNow(ctx.clock())
-      const id = newId(resource.prefix, ctx.clock())
-      const entity = insertRecord(ctx.db, resource, { id, orgId: principal.orgId, values, now })
-      appendEvent(ctx.db, principal.orgId, resource, 'created', entity, now)
-      return entity
-    })
-    .immediate()
+  return ctx.store.transaction((store) => {
+    const tx = { ...ctx, store }
+    if (parent) {
+      loadParent(tx, principal, resource, parent)
+      values[resource.parent!.field] = parent.id
+    }
+    checkRelations(tx, resource, principal.orgId, values)
+    const now = isoNow(tx.clock())
+    const id = newId(resource.prefix, tx.clock())
+    const entity = tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now })
+    appendEvent(tx.store, principal.orgId, resource, 'created', entity, now)
+    return entity
+  })
 }
 
 /**
@@ -145,28 +137,27 @@ export function updateRecord(
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
   const values = validateBody(resource, body, mode)
-  return ctx.db
-    .transaction(() => {
-      const before = loadRecord(ctx, principal, resource, id, parent).entity
-      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
-      checkPrivileged(principal, resource, values, before)
-      checkRelations(ctx, resource, principal.orgId, values, id)
-      const now = isoNow(ctx.clock())
-      const entity = updateFields(ctx.db, resource, before, values, now)
-      appendEvent(ctx.db, principal.orgId, resource, 'updated', entity, now)
-      return entity
-    })
-    .immediate()
+  return ctx.store.transaction((store) => {
+    const tx = { ...ctx, store }
+    const before = loadRecord(tx, principal, resource, id, parent).entity
+    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
+    checkPrivileged(principal, resource, values, before)
+    checkRelations(tx, resource, principal.orgId, values, id)
+    const now = isoNow(tx.clock())
+    const entity = tx.store.records.update(resource, before, values, now)
+    appendEvent(tx.store, principal.orgId, resource, 'updated', entity, now)
+    return entity
+  })
 }
 
 /** Deletes a record and, first, its nested children, each with its own event. */
 function deleteWithChildren(ctx: EngineContext, resource: Resource, record: StoredRecord, now: string): void {
   const id = record.entity.id as string
   for (const child of childrenOf(resource)) {
-    for (const childRecord of childRecords(ctx.db, child, id))
+    for (const childRecord of ctx.store.records.children(child, id))
       deleteWithChildren(ctx, child, childRecord, now)
   }
-  const blockers = referencesTo(ctx.db, resource, id)
+  const blockers = ctx.store.records.referencesTo(resource, id)
   if (blockers.length > 0) {
     throw new ApiError(
       'CONFLICT',
@@ -174,8 +165,8 @@ function deleteWithChildren(ctx: EngineContext, resource: Resource, record: Stor
       blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${id}` })),
     )
   }
-  removeRecord(ctx.db, resource, id)
-  appendEvent(ctx.db, record.orgId, resource, 'deleted', record.entity, now)
+  ctx.store.records.remove(resource, id)
+  appendEvent(ctx.store, record.orgId, resource, 'deleted', record.entity, now)
 }
 
 export function deleteRecord(
@@ -189,13 +180,12 @@ export function deleteRecord(
 ): void {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
-  ctx.db
-    .transaction(() => {
-      const record = loadRecord(ctx, principal, resource, id, parent)
-      checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
-      deleteWithChildren(ctx, resource, record, isoNow(ctx.clock()))
-    })
-    .immediate()
+  ctx.store.transaction((store) => {
+    const tx = { ...ctx, store }
+    const record = loadRecord(tx, principal, resource, id, parent)
+    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
+    deleteWithChildren(tx, resource, record, isoNow(tx.clock()))
+  })
 }
 
 /** Deletes every record matching `where` (guarded by `confirm` at the edge); returns how many. */
@@ -209,26 +199,25 @@ export function bulkDeleteRecords(
 ): number {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.delete)
-  return ctx.db
-    .transaction(() => {
-      const conditions = [...where]
-      if (parent) {
-        loadParent(ctx, principal, resource, parent)
-        conditions.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
-      }
-      const now = isoNow(ctx.clock())
-      let deleted = 0
-      for (;;) {
-        const batch = selectPage(ctx.db, resource, principal.orgId, {
-          where: conditions,
-          search,
-          sort: [{ field: 'createdAt', descending: false }],
-          limit: 500,
-        })
-        for (const entity of batch) deleteWithChildren(ctx, resource, { orgId: principal.orgId, entity }, now)
-        deleted += batch.length
-        if (batch.length < 500) return deleted
-      }
-    })
-    .immediate()
+  return ctx.store.transaction((store) => {
+    const tx = { ...ctx, store }
+    const conditions = [...where]
+    if (parent) {
+      loadParent(tx, principal, resource, parent)
+      conditions.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
+    }
+    const now = isoNow(tx.clock())
+    let deleted = 0
+    for (;;) {
+      const batch = tx.store.records.page(resource, principal.orgId, {
+        where: conditions,
+        search,
+        sort: [{ field: 'createdAt', descending: false }],
+        limit: 500,
+      })
+      for (const entity of batch) deleteWithChildren(tx, resource, { orgId: principal.orgId, entity }, now)
+      deleted += batch.length
+      if (batch.length < 500) return deleted
+    }
+  })
 }

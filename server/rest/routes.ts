@@ -87,8 +87,8 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
       principal,
       idempotencyKeyOf(request, url.pathname, body),
       () => authorizeWrite(principal, resource),
-      () => {
-        const entity = createRecord(engine, principal, resource, body, parent)
+      (tx) => {
+        const entity = createRecord({ ...engine, store: tx }, principal, resource, body, parent)
         return entityAnswer(201, fromBase(version, resource, entity), {
           Location: `${prefix}/${resource.name}/${entity.id as string}`,
         })

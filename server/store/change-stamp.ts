@@ -1,13 +1,13 @@
-import type { Database } from './db.ts'
+import type { ChangeSource } from './store.ts'
 
-/** How often other connections' commits are looked for (`PRAGMA data_version` reads the WAL index). */
+/** How often other connections' commits are looked for (on SQLite `PRAGMA data_version` reads the WAL index). */
 export const OTHERS_POLL_MS = 250
 
 /**
  * A map of facts read from the database and cached in memory (revoked tokens, last changes),
- * emptied when the database may have changed: at once when this connection wrote
- * (`total_changes()`, nearly free), and within OTHERS_POLL_MS when another connection committed
- * (another instance, an admin command), seen through `PRAGMA data_version`.
+ * emptied when the database may have changed: at once when this connection wrote (nearly free to
+ * check), and within OTHERS_POLL_MS when another connection committed (another instance, an admin
+ * command).
  */
 export class StampedCache<V> {
   private own = -1
@@ -16,14 +16,14 @@ export class StampedCache<V> {
   private readonly values = new Map<string, V>()
 
   constructor(
-    private readonly db: Database,
+    private readonly changes: ChangeSource,
     private readonly clock: () => number = Date.now,
     private readonly limit = 10_000,
   ) {}
 
   private fresh(): boolean {
     let fresh = true
-    const own = (this.db.query('SELECT total_changes() AS n').get() as { n: number }).n
+    const own = this.changes.own()
     if (own !== this.own) {
       this.own = own
       fresh = false
@@ -31,7 +31,7 @@ export class StampedCache<V> {
     const now = this.clock()
     if (now - this.othersCheckedAt >= OTHERS_POLL_MS) {
       this.othersCheckedAt = now
-      const others = (this.db.query('PRAGMA data_version').get() as { data_version: number }).data_version
+      const others = this.changes.others()
       if (others !== this.others) {
         this.others = others
         fresh = false

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { databaseBytes, runOk } from './run.ts'
 
 let dir: string

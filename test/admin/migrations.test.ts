@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrate } from 'bun-sqlite-migrations'
-import { migrateDatabase, openDatabase } from '../../server/store/db.ts'
-import { MIGRATIONS } from '../../server/store/migrations.ts'
+import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
+import { MIGRATIONS } from '../../server/store/sqlite/migrations.ts'
 import { newId } from '../../shared/ids.ts'
 
 describe('migration 4 (idempotency keys per user, optional comment authors)', () => {

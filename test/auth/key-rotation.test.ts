@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { decodeProtectedHeader, type JWK } from 'jose'
 import { type App, createApp } from '../../server/app.ts'
 import { rotateKey } from '../../server/auth/keys.ts'
-import { createClient } from '../../server/store/clients.ts'
-import { type Database, migrateDatabase, openDatabase } from '../../server/store/db.ts'
-import { createOrg } from '../../server/store/orgs.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
+import { type Database, migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
+import { createOrg } from '../../server/store/sqlite/orgs.ts'
+import { sqliteStore } from '../../server/store/sqlite/store.ts'
 
 // The app is driven through app.fetch with an injected clock, so that the key ring's one-minute
 // cache and the hour a retired key stays published can be crossed without waiting.
@@ -17,7 +18,7 @@ let credentials: string
 beforeAll(async () => {
   db = openDatabase(':memory:')
   migrateDatabase(db)
-  app = await createApp({ db, baseUrl: BASE, clock: () => now, log: () => {} })
+  app = await createApp({ store: sqliteStore(db), baseUrl: BASE, clock: () => now, log: () => {} })
   const { client, secret } = createClient(db, { name: 'svc', orgId: createOrg(db, 'Rot').id, public: false })
   credentials = btoa(`${client.id}:${secret}`)
 })
@@ -53,7 +54,7 @@ describe('api-server keys rotate', () => {
   beforeAll(async () => {
     oldToken = await issue()
     oldKid = decodeProtectedHeader(oldToken).kid!
-    newKid = await rotateKey(db)
+    newKid = await rotateKey(sqliteStore(db))
     // The server re-reads its keys at most once a minute (or on an unknown kid).
     now += 61_000
   })

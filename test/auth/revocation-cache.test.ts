@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { decodeJwt } from 'jose'
 import { OTHERS_POLL_MS } from '../../server/store/change-stamp.ts'
-import { revokeTokenId } from '../../server/store/oauth-revoked-tokens.ts'
+import { revokeTokenId } from '../../server/store/sqlite/oauth-revoked-tokens.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer

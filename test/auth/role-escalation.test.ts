@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { expectError } from '../rest/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'

@@ -46,7 +46,7 @@ beforeAll(async () => {
   const email = `grace-${crypto.randomUUID().slice(0, 8)}@example.com`
   const password = 'correct horse battery'
   secret(password)
-  const user = await createUser(server.db, {
+  const user = await createUser(server.store, {
     org: orgId,
     email,
     name: 'Grace Hopper',

@@ -25,7 +25,7 @@ beforeAll(async () => {
   const email = `ada-${crypto.randomUUID().slice(0, 8)}@example.com`
   const password = 'analytical engine 1843'
   secret(password)
-  const { id } = await createUser(server.db, {
+  const { id } = await createUser(server.store, {
     org: orgId,
     email,
     name: 'Ada Lovelace',

@@ -2,7 +2,7 @@ import { createClient as createSseClient } from 'graphql-sse'
 import { createClient as createWsClient } from 'graphql-ws'
 import { CursorCodec } from '../../server/resources/cursor.ts'
 import { createRecord } from '../../server/resources/writes.ts'
-import { instanceSecret } from '../../server/store/settings.ts'
+import { instanceSecret } from '../../server/store/sqlite/settings.ts'
 import { users } from '../../shared/resources/users.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 import type { Loose } from './support.ts'
@@ -103,7 +103,7 @@ export async function write(tenant: Tenant): Promise<string> {
 export function writeFromOutside(server: TestServer, tenant: Tenant): string {
   serial += 1
   const engine = {
-    db: server.db,
+    store: server.store,
     clock: Date.now,
     cursors: new CursorCodec(instanceSecret(server.db, 'cursor_key')),
   }

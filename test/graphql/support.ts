@@ -1,7 +1,7 @@
 import { expect } from 'bun:test'
 import { KeyRing } from '../../server/auth/keys.ts'
 import { issueAccessToken } from '../../server/auth/tokens.ts'
-import { createClient } from '../../server/store/clients.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json'
@@ -84,7 +84,7 @@ export function expectGraphQLError(
  */
 export async function shortLivedToken(server: TestServer, tenant: Tenant, seconds: number, scope: string[]) {
   const past = () => Date.now() - 3600_000 + seconds * 1000
-  const keys = new KeyRing(server.db, past)
+  const keys = new KeyRing(server.store, past)
   await keys.load()
   const { accessToken } = await issueAccessToken(
     { issuer: server.url, audience: server.url, keys, clock: past },

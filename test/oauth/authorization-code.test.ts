@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { decodeJwt } from 'jose'
 import * as oidc from 'openid-client'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import {
   authorizeByHttp,

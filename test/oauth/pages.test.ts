@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createUser } from '../../server/admin/users.ts'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
-import { createOrg } from '../../server/store/orgs.ts'
+import { createOrg } from '../../server/store/sqlite/orgs.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { orgWithUsers, PASSWORD, PageAgent, pkce, registerClient } from './support.ts'
 
@@ -197,7 +197,7 @@ describe('CSRF protection of the forms', () => {
 describe('one e-mail and password in several organizations', () => {
   it('asks which organization, then acts in the one chosen', async () => {
     const other = createOrg(server.db, 'Initech')
-    await createUser(server.db, {
+    await createUser(server.store, {
       org: other.id,
       email: acme.member.email,
       name: 'Twin',

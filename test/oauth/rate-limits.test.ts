@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { orgWithUsers, PASSWORD, PageAgent, pkce, postForm } from './support.ts'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
-import { hashToken } from '../../server/store/token-hash.ts'
+import { hashToken } from '../../server/crypto/token-hash.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { codeFlow, discover, oauthErrorOf, orgWithUsers, postForm, registerClient } from './support.ts'
 
@@ -103,7 +103,7 @@ describe('refresh token bindings and limits', () => {
 
   it("never carries more than the user's role allows now", async () => {
     const { createUser } = await import('../../server/admin/users.ts')
-    const { id } = await createUser(server.db, {
+    const { id } = await createUser(server.store, {
       org: acme.orgId,
       email: 'demoted@acme.example',
       name: 'Demoted',
@@ -136,7 +136,7 @@ describe('refresh token bindings and limits', () => {
 
   it('dies with its user, and so do the access tokens', async () => {
     const { createUser } = await import('../../server/admin/users.ts')
-    const { id } = await createUser(server.db, {
+    const { id } = await createUser(server.store, {
       org: acme.orgId,
       email: 'leaving@acme.example',
       name: 'Leaving',

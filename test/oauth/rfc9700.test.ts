@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
-import { hashToken } from '../../server/store/token-hash.ts'
+import { hashToken } from '../../server/crypto/token-hash.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { expectOAuthError } from '../auth/oauth-assertions.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import {

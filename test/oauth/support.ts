@@ -1,7 +1,8 @@
 import * as oidc from 'openid-client'
 import { createUser } from '../../server/admin/users.ts'
-import { createClient, type NewClient } from '../../server/store/clients.ts'
-import { createOrg } from '../../server/store/orgs.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
+import { createOrg } from '../../server/store/sqlite/orgs.ts'
+import type { NewClient } from '../../server/store/types.ts'
 import type { TestServer } from '../support/server.ts'
 
 export const PASSWORD = 'correct horse battery'
@@ -12,7 +13,7 @@ export async function orgWithUsers(server: TestServer, name: string) {
   const slug = name.toLowerCase().replace(/\W+/g, '-')
   const make = async (role: string) => {
     const email = `${role}@${slug}.example`
-    const { id } = await createUser(server.db, {
+    const { id } = await createUser(server.store, {
       org: org.id,
       email,
       name: `${role} of ${name}`,

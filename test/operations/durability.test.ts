@@ -2,7 +2,8 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Durability, openDatabase } from '../../server/store/db.ts'
+import { openDatabase } from '../../server/store/sqlite/db.ts'
+import type { Durability } from '../../server/store/types.ts'
 import { adminCommand, runAdmin } from '../admin/run.ts'
 
 const newDb = () => join(mkdtempSync(join(tmpdir(), 'api-durability-')), 'api.db')

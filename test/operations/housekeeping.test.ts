@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createUser } from '../../server/admin/users.ts'
+import { hashToken } from '../../server/crypto/token-hash.ts'
 import { createLogger } from '../../server/ops/logger.ts'
-import { createClient } from '../../server/store/clients.ts'
-import type { Database } from '../../server/store/db.ts'
-import { insertAuthorizationCode } from '../../server/store/oauth-codes.ts'
-import { insertDeviceCode } from '../../server/store/oauth-device-codes.ts'
-import { createGrant, insertRefreshToken, revokeGrant } from '../../server/store/oauth-grants.ts'
-import { revokeTokenId } from '../../server/store/oauth-revoked-tokens.ts'
-import { createOrg } from '../../server/store/orgs.ts'
-import { saveQuery, saveResult } from '../../server/store/queries.ts'
-import { isoNow } from '../../server/store/time.ts'
-import { hashToken } from '../../server/store/token-hash.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
+import type { Database } from '../../server/store/sqlite/db.ts'
+import { insertAuthorizationCode } from '../../server/store/sqlite/oauth-codes.ts'
+import { insertDeviceCode } from '../../server/store/sqlite/oauth-device-codes.ts'
+import { createGrant, insertRefreshToken, revokeGrant } from '../../server/store/sqlite/oauth-grants.ts'
+import { revokeTokenId } from '../../server/store/sqlite/oauth-revoked-tokens.ts'
+import { createOrg } from '../../server/store/sqlite/orgs.ts'
+import { saveQuery, saveResult } from '../../server/store/sqlite/queries.ts'
+import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import { isoNow } from '../../shared/time.ts'
 import { JSON_TYPE, query } from '../query-method/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
@@ -35,7 +36,7 @@ async function until(done: () => boolean, what: string, timeoutMs = 3_000): Prom
 /** An organization with a user and a public client that may use every user grant, made in the store. */
 async function oauthParties(db: Database, name: string) {
   const org = createOrg(db, name)
-  const user = await createUser(db, {
+  const user = await createUser(sqliteStore(db), {
     org: org.id,
     email: `ann@${name.toLowerCase()}.example`,
     name: 'Ann',

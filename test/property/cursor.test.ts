@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { CursorCodec } from '../../server/resources/cursor.ts'
-import type { SqlValue } from '../../server/store/compile.ts'
+import type { SortValue } from '../../server/store/types.ts'
 import { ApiError } from '../../shared/errors.ts'
 
 const codec = new CursorCodec(crypto.getRandomValues(new Uint8Array(32)))
 
 /** The sort values of a last row: timestamps, ids, names, amounts, nulls. */
-const sqlValue: fc.Arbitrary<SqlValue> = fc.oneof(
+const sqlValue: fc.Arbitrary<SortValue> = fc.oneof(
   fc.constant(null),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
   fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),

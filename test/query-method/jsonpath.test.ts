@@ -210,7 +210,7 @@ describe('the time budget of a QUERY', () => {
     // A clock that jumps past the budget on every reading, as a slow evaluation would.
     let now = Date.now()
     const engine = {
-      db: server.db,
+      store: server.store,
       clock: () => (now += QUERY_TIME_BUDGET_MS + 1),
       cursors: new CursorCodec(new Uint8Array(32)),
     }

@@ -1,5 +1,5 @@
 import { expect } from 'bun:test'
-import { createClient } from '../../server/store/clients.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
 import { create, createUser, type Entity, readJson } from '../rest/fixtures.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 

@@ -1,5 +1,5 @@
 import { expect } from 'bun:test'
-import { createClient } from '../../server/store/clients.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
 import { type Entity, expectError, readJson } from '../rest/fixtures.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 

@@ -2,9 +2,10 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import type { Principal } from '../../server/auth/tokens.ts'
 import { CursorCodec } from '../../server/resources/cursor.ts'
 import { listRecords } from '../../server/resources/reads.ts'
-import type { SqlValue } from '../../server/store/compile.ts'
-import { type Database, migrateDatabase, openDatabase } from '../../server/store/db.ts'
-import { type PageRequest, selectPage } from '../../server/store/records.ts'
+import { type Database, migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
+import { selectPage } from '../../server/store/sqlite/records.ts'
+import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import type { PageRequest, SortValue } from '../../server/store/types.ts'
 import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
 import { ALL_SCOPES, RESOURCES, type Resource } from '../../shared/resources/index.ts'
 
@@ -48,7 +49,7 @@ function planOf(resource: Resource, request: Partial<PageRequest>): { sql: strin
   selectPage(spy.db, resource, 'org_plan', { where: [], sort: DEFAULT, limit: 21, ...request })
   expect(spy.statements).toHaveLength(1)
   const { sql, params } = spy.statements[0]!
-  const rows = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as SqlValue[])) as { detail: string }[]
+  const rows = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as SortValue[])) as { detail: string }[]
   return { sql, plan: rows.map((r) => r.detail) }
 }
 
@@ -150,7 +151,11 @@ describe('counting', () => {
       for (const page of pages) {
         for (const includeTotal of [false, true]) {
           const spy = spied(db)
-          const ctx = { db: spy.db, clock: Date.now, cursors: new CursorCodec(new Uint8Array(32)) }
+          const ctx = {
+            store: sqliteStore(spy.db),
+            clock: Date.now,
+            cursors: new CursorCodec(new Uint8Array(32)),
+          }
           const query: ListQuery = { where: [], sort: DEFAULT, page, includeTotal }
           listRecords(ctx, principal, resource, query)
           expect(spy.statements.length).toBeGreaterThan(0)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { CLI_CLIENT_ID } from '../../server/store/clients.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { createPost, readJson } from './fixtures.ts'

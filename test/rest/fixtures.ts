@@ -1,5 +1,5 @@
 import { expect } from 'bun:test'
-import type { Database } from '../../server/store/db.ts'
+import type { Database } from '../../server/store/sqlite/db.ts'
 import type { Tenant } from '../support/server.ts'
 
 /** A record as the API returns it. */

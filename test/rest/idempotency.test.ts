@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { CLI_CLIENT_ID, createClient } from '../../server/store/clients.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { countRows, expectError, productBody, readJson } from './fixtures.ts'

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../../server/ops/logger.ts'
 import { type RunningServer, type ServeOptions, serve } from '../../server/serve.ts'
-import { createClient } from '../../server/store/clients.ts'
-import { type Database, openDatabase } from '../../server/store/db.ts'
-import { createOrg } from '../../server/store/orgs.ts'
+import { createClient } from '../../server/store/sqlite/clients.ts'
+import { type Database, openDatabase } from '../../server/store/sqlite/db.ts'
+import { createOrg } from '../../server/store/sqlite/orgs.ts'
+import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import type { Store } from '../../server/store/store.ts'
 
 export interface Tenant {
   orgId: string
@@ -21,6 +23,8 @@ export interface TestServer {
   dbPath: string
   /** A second connection to the server's SQLite file, for setup and for checking what was stored. */
   db: Database
+  /** The store over that second connection, as the admin commands use it. */
+  store: Store
   /** A new organization with a confidential client and a token from the real token endpoint. */
   tenant: (options?: { scope?: string[] }) => Promise<Tenant>
   /** fetch with no credentials. */
@@ -57,6 +61,7 @@ export async function startTestServer(
     url: server.url,
     dbPath,
     db,
+    store: sqliteStore(db),
     fetch: raw,
     tenant: async (options = {}) => {
       tenants += 1

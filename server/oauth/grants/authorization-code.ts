@@ -1,12 +1,5 @@
 import { roleScopes } from '../../auth/roles.ts'
-import type { OAuthClient } from '../../store/clients.ts'
-import { userById } from '../../store/login-users.ts'
-import {
-  findAuthorizationCode,
-  markAuthorizationCodeUsed,
-  setAuthorizationCodeGrant,
-} from '../../store/oauth-codes.ts'
-import { revokeGrant } from '../../store/oauth-grants.ts'
+import type { OAuthClient } from '../../store/types.ts'
 import type { OAuthContext } from '../context.ts'
 import { OAuthError } from '../errors.ts'
 import { checkVerifier } from '../pkce.ts'
@@ -26,34 +19,34 @@ export async function authorizationCodeGrant(
   const redirectUri = form.get('redirect_uri')
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.')
   const now = ctx.clock()
-  const record = findAuthorizationCode(ctx.db, code)
+  const record = ctx.store.codes.find(code)
   // RFC 6749 §4.1.3: the code is bound to the client it was issued to.
   if (!record || record.clientId !== client.id) throw invalidGrant('The code is not valid.')
   if (record.usedAt !== null) {
     // RFC 6749 §4.1.2 and RFC 9700 §4.5: a second redemption revokes what the first one issued.
-    if (record.grantId) revokeGrant(ctx.db, record.grantId, now)
+    if (record.grantId) ctx.store.grants.revoke(record.grantId, now)
     throw invalidGrant('The code was already used; the tokens issued for it are revoked.')
   }
   if (record.expiresAt <= now) throw invalidGrant('The code has expired.')
   if (redirectUri !== record.redirectUri)
     throw invalidGrant('redirect_uri differs from the one of the authorization request.')
   checkVerifier(record.codeChallenge, form.get('code_verifier'))
-  const user = userById(ctx.db, record.userId)
+  const user = ctx.store.users.byId(record.userId)
   if (!user || user.orgId !== record.orgId) throw invalidGrant('The user of this code no longer exists.')
   // The role may have changed since the consent: never more than it allows now.
   const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
-  const issued = ctx.db.transaction(() => {
+  const issued = ctx.store.transaction((tx) => {
     // Two concurrent redemptions: only one marks the code; the other is a reuse.
-    if (!markAuthorizationCodeUsed(ctx.db, code, now)) return null
-    const started = startGrant(ctx, client, user, scope, now)
-    setAuthorizationCodeGrant(ctx.db, code, started.grant.id, now)
+    if (!tx.codes.markUsed(code, now)) return null
+    const started = startGrant({ ...ctx, store: tx }, client, user, scope, now)
+    tx.codes.setGrant(code, started.grant.id, now)
     return started
-  })()
+  })
   if (!issued) {
-    const again = findAuthorizationCode(ctx.db, code)
-    if (again?.grantId) revokeGrant(ctx.db, again.grantId, now)
+    const again = ctx.store.codes.find(code)
+    if (again?.grantId) ctx.store.grants.revoke(again.grantId, now)
     throw invalidGrant('The code was already used; the tokens issued for it are revoked.')
   }
   return userTokenResponse(ctx, issued.grant, scope, issued.refreshToken)

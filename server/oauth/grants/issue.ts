@@ -1,7 +1,6 @@
 import { issueAccessToken } from '../../auth/tokens.ts'
-import type { OAuthClient } from '../../store/clients.ts'
-import type { Database } from '../../store/db.ts'
-import { createGrant, type Grant, insertRefreshToken } from '../../store/oauth-grants.ts'
+import type { Tx } from '../../store/store.ts'
+import type { Grant, OAuthClient } from '../../store/types.ts'
 import type { OAuthContext } from '../context.ts'
 import { NO_STORE } from '../errors.ts'
 import { GRANT_ABSOLUTE_TTL_S, REFRESH_IDLE_TTL_S } from '../lifetimes.ts'
@@ -16,9 +15,14 @@ export function tokenResponse(body: Record<string, unknown>): Response {
 }
 
 /** A new refresh token of `grant`: idle expiry from now, never past the grant's absolute expiry. */
-export function newRefreshToken(db: Database, grant: Grant, now: number): string {
+export function newRefreshToken(store: Tx, grant: Grant, now: number): string {
   const token = randomToken('rt')
-  insertRefreshToken(db, token, grant, Math.min(now + REFRESH_IDLE_TTL_S * 1000, grant.expiresAt), now)
+  store.grants.insertRefreshToken(
+    token,
+    grant,
+    Math.min(now + REFRESH_IDLE_TTL_S * 1000, grant.expiresAt),
+    now,
+  )
   return token
 }
 
@@ -33,8 +37,7 @@ export function startGrant(
   scope: string[],
   now: number,
 ): { grant: Grant; refreshToken: string | undefined } {
-  const grant = createGrant(
-    ctx.db,
+  const grant = ctx.store.grants.create(
     {
       orgId: user.orgId,
       clientId: client.id,
@@ -45,7 +48,7 @@ export function startGrant(
     now,
   )
   const refreshToken = client.grantTypes.includes('refresh_token')
-    ? newRefreshToken(ctx.db, grant, now)
+    ? newRefreshToken(ctx.store, grant, now)
     : undefined
   return { grant, refreshToken }
 }

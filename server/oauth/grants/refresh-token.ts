@@ -1,7 +1,5 @@
 import { roleScopes } from '../../auth/roles.ts'
-import type { OAuthClient } from '../../store/clients.ts'
-import { userById } from '../../store/login-users.ts'
-import { findGrant, findRefreshToken, markRefreshTokenUsed, revokeGrant } from '../../store/oauth-grants.ts'
+import type { OAuthClient } from '../../store/types.ts'
 import type { OAuthContext } from '../context.ts'
 import { OAuthError } from '../errors.ts'
 import { intersectScope, parseScope } from '../scopes.ts'
@@ -22,17 +20,17 @@ export async function refreshTokenGrant(
   const token = form.get('refresh_token')
   if (!token) throw new OAuthError('invalid_request', 'refresh_token is required.')
   const now = ctx.clock()
-  const record = findRefreshToken(ctx.db, token)
-  const grant = record && findGrant(ctx.db, record.grantId)
+  const record = ctx.store.grants.findRefreshToken(token)
+  const grant = record && ctx.store.grants.find(record.grantId)
   // RFC 6749 §6: bound to the client it was issued to.
   if (!record || !grant || grant.clientId !== client.id) throw invalidGrant('The refresh token is not valid.')
   if (grant.revoked) throw invalidGrant('The refresh token has been revoked.')
   if (record.used) {
-    revokeGrant(ctx.db, grant.id, now)
+    ctx.store.grants.revoke(grant.id, now)
     throw invalidGrant('The refresh token was already used; every token of its grant is revoked.')
   }
   if (record.expiresAt <= now || grant.expiresAt <= now) throw invalidGrant('The refresh token has expired.')
-  const user = userById(ctx.db, grant.userId)
+  const user = ctx.store.users.byId(grant.userId)
   if (!user || user.orgId !== grant.orgId) throw invalidGrant('The user of this grant no longer exists.')
   // RFC 6749 §6: a narrower scope may be asked; never more than the grant, the role (now) and the client allow.
   const asked = parseScope(form.get('scope'))
@@ -43,12 +41,12 @@ export async function refreshTokenGrant(
   const scope = intersectScope(asked ?? grant.scope, roleScopes(user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
-  const rotated = ctx.db.transaction(() => {
-    if (!markRefreshTokenUsed(ctx.db, token, now)) return null
-    return newRefreshToken(ctx.db, grant, now)
-  })()
+  const rotated = ctx.store.transaction((tx) => {
+    if (!tx.grants.markRefreshTokenUsed(token, now)) return null
+    return newRefreshToken(tx, grant, now)
+  })
   if (rotated === null) {
-    revokeGrant(ctx.db, grant.id, now)
+    ctx.store.grants.revoke(grant.id, now)
     throw invalidGrant('The refresh token was already used; every token of its grant is revoked.')
   }
   return userTokenResponse(ctx, grant, scope, rotated)

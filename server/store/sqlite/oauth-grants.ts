@@ -1,19 +1,9 @@
-import { newId } from '../../shared/ids.ts'
+import { newId } from '../../../shared/ids.ts'
+import { isoNow } from '../../../shared/time.ts'
+import { hashToken } from '../../crypto/token-hash.ts'
+import type { Grant, RefreshTokenRecord } from '../types.ts'
 import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
-import { isoNow } from './time.ts'
-import { hashToken } from './token-hash.ts'
-
-/** What one user allowed one client: the family of every token issued from one authorization. */
-export interface Grant {
-  id: string
-  orgId: string
-  clientId: string
-  userId: string
-  scope: string[]
-  expiresAt: number
-  revoked: boolean
-}
 
 interface GrantRow {
   id: string
@@ -70,12 +60,6 @@ export function revokeGrant(db: Database, id: string, now: number): void {
     at,
     id,
   )
-}
-
-export interface RefreshTokenRecord {
-  grantId: string
-  expiresAt: number
-  used: boolean
 }
 
 export function insertRefreshToken(

@@ -1,7 +1,8 @@
-import { events } from '../../shared/resources/events.ts'
+import { events } from '../../../shared/resources/events.ts'
+import type { Entity, EventFilter, NewEvent } from '../types.ts'
 import { serializeRow } from './columns.ts'
 import type { Database } from './db.ts'
-import { type Entity, insertRow, type Row } from './records.ts'
+import { insertRow, type Row } from './records.ts'
 
 /**
  * Reading the event log in append order. The order is SQLite's rowid: `events` is an ordinary
@@ -11,17 +12,6 @@ import { type Entity, insertRow, type Row } from './records.ts'
  * commit in the other order than they stamped). The rowid never leaves the server: clients resume
  * with an event id, which is looked up here again.
  */
-
-/** What one change appends to the log (`order.created` with the order as `data`). */
-export interface NewEvent {
-  id: string
-  orgId: string
-  now: string
-  type: string
-  resource: string
-  resourceId: unknown
-  data: Entity
-}
 
 /** Appends an event; call inside the transaction of the change it records. */
 export function insertEvent(db: Database, event: NewEvent): void {
@@ -42,14 +32,6 @@ export function eventPosition(db: Database, id: string): { seq: number; orgId: s
 export function lastEventPosition(db: Database): number {
   const row = db.query('SELECT max(rowid) AS seq FROM events').get() as { seq: number | null }
   return row.seq ?? 0
-}
-
-/** Which events a reader wants; an absent list keeps every event. */
-export interface EventFilter {
-  /** Event types (`order.created`); an empty list, like none, keeps all (the subscription's `types`). */
-  types?: readonly string[]
-  /** Collections the events are about (`orders`); an empty list keeps none (nothing readable). */
-  resources?: readonly string[]
 }
 
 /**

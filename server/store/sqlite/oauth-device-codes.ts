@@ -1,25 +1,8 @@
+import { isoNow } from '../../../shared/time.ts'
+import { hashToken } from '../../crypto/token-hash.ts'
+import type { DeviceCode, DeviceCodeStatus } from '../types.ts'
 import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
-import { isoNow } from './time.ts'
-import { hashToken } from './token-hash.ts'
-
-export type DeviceCodeStatus = 'pending' | 'approved' | 'denied' | 'redeemed'
-
-/** One device authorization (RFC 8628 §3.2) and what the user decided. */
-export interface DeviceCode {
-  hash: string
-  userCode: string
-  clientId: string
-  requestedScope: string | null
-  status: DeviceCodeStatus
-  orgId: string | null
-  userId: string | null
-  /** Granted scope, once approved. */
-  scope: string[]
-  interval: number
-  lastPolledAt: number | null
-  expiresAt: number
-}
 
 interface DeviceRow {
   hash: string

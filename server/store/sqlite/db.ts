@@ -1,21 +1,13 @@
 import { Database } from 'bun:sqlite'
 import { migrate } from 'bun-sqlite-migrations'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import { DatabaseFileError, type Durability } from '../types.ts'
 import { ensureCliClient } from './clients.ts'
 import { columnOf } from './columns.ts'
-import { codeOf, DatabaseFileError, prepareDatabaseFile } from './db-file.ts'
+import { codeOf, prepareDatabaseFile } from './db-file.ts'
 import { MIGRATIONS } from './migrations.ts'
 
 export type { Database } from 'bun:sqlite'
-
-/**
- * What an acknowledged write survives (docs/operations.md, "Durability"). `full`, the default:
- * every commit is synced to disk before it is acknowledged, so a power cut or kernel crash loses
- * nothing that got its 2xx. `fast` (`serve --durability fast`): the write-ahead log is synced only
- * at checkpoints, so a crash of the process loses nothing but a power cut may lose the last commits.
- */
-export type Durability = 'full' | 'fast'
-export const DURABILITIES: readonly Durability[] = ['full', 'fast']
 
 /** The durability a connection runs with, read from SQLite itself (synchronous: 2 FULL, 1 NORMAL). */
 export function durabilityOf(db: Database): Durability {

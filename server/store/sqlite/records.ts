@@ -1,23 +1,11 @@
-import type { Condition, SortKey } from '../../shared/query/types.ts'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
-import { StampedCache } from './change-stamp.ts'
+import type { Condition, SortKey } from '../../../shared/query/types.ts'
+import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import type { Entity, NewRecord, PageRequest, StoredRecord } from '../types.ts'
 import { columnOf, fromColumn, layoutOf, serializeRow, toColumn } from './columns.ts'
 import { afterKeys, compileCondition, ftsMatch, orderBy, type SqlValue, searchCondition } from './compile.ts'
 import type { Database } from './db.ts'
 
-/**
- * Records as the engine sees them: entities (the API's JSON shape, camelCase fields in declaration
- * order) and the organization they belong to. Rows and column names stay in this folder.
- */
-export type Entity = Record<string, unknown>
-
 export type Row = Record<string, unknown>
-
-/** A record and its organization (which callers compare with the principal's: 403 or 404). */
-export interface StoredRecord {
-  orgId: string
-  entity: Entity
-}
 
 const stored = (resource: Resource, row: Row): StoredRecord => ({
   orgId: row.org_id as string,
@@ -33,17 +21,6 @@ export function sortValuesOf(resource: Resource, entity: Entity, keys: readonly 
     const declared = Object.hasOwn(resource.fields, field) ? resource.fields[field] : undefined
     return declared ? toColumn(declared, entity[field]) : (entity[field] as SqlValue)
   })
-}
-
-export interface PageRequest {
-  where: Condition[]
-  /** Free text for the resource's full-text index. */
-  search?: string
-  sort: SortKey[]
-  limit: number
-  offset?: number
-  /** Keyset: the sort values (ending with the id) of the row the page starts after. */
-  after?: SqlValue[]
 }
 
 /** The conditions of a page or a count, organization first; values go to `params`. */
@@ -115,14 +92,6 @@ export function uniqueTaken(
       .query(`SELECT 1 FROM ${resource.table} WHERE org_id = ? AND ${column} = ? AND id != ?`)
       .get(orgId, value as SqlValue, exceptId ?? '') !== null
   )
-}
-
-/** What a create stores: the field values (absent ones are null) besides id, organization and time. */
-export interface NewRecord {
-  id: string
-  orgId: string
-  values: Record<string, unknown>
-  now: string
 }
 
 /** Inserts a record; returns the stored value of each field, in declaration order. */
@@ -206,22 +175,9 @@ export function referencesTo(
 }
 
 /** When the organization last changed any record of a resource, from the event log; null if never. */
-const lastChanges = new WeakMap<Database, StampedCache<string | null>>()
-
-/**
- * When the organization last changed any record of a resource, from the event log; null if never.
- * Cached until the database changes (here or in another process).
- */
 export function lastChange(db: Database, orgId: string, resourceName: string): string | null {
-  let cache = lastChanges.get(db)
-  if (!cache) {
-    cache = new StampedCache(db)
-    lastChanges.set(db, cache)
-  }
-  return cache.get(`${orgId} ${resourceName}`, () => {
-    const row = db
-      .query('SELECT max(created_at) AS at FROM events WHERE org_id = ? AND resource = ?')
-      .get(orgId, resourceName) as { at: string | null }
-    return row.at
-  })
+  const row = db
+    .query('SELECT max(created_at) AS at FROM events WHERE org_id = ? AND resource = ?')
+    .get(orgId, resourceName) as { at: string | null }
+  return row.at
 }

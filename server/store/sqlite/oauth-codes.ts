@@ -1,22 +1,8 @@
+import { isoNow } from '../../../shared/time.ts'
+import { hashToken } from '../../crypto/token-hash.ts'
+import type { AuthorizationCode } from '../types.ts'
 import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
-import { isoNow } from './time.ts'
-import { hashToken } from './token-hash.ts'
-
-/** An authorization code's binding (RFC 6749 §4.1.3): who, for which client, redirect URI and PKCE challenge. */
-export interface AuthorizationCode {
-  orgId: string
-  clientId: string
-  userId: string
-  redirectUri: string
-  codeChallenge: string | null
-  scope: string[]
-  expiresAt: number
-  /** Set once redeemed. */
-  usedAt: number | null
-  /** The grant the first redemption created. */
-  grantId: string | null
-}
 
 interface CodeRow {
   org_id: string

@@ -1,16 +1,7 @@
-import { newId } from '../../shared/ids.ts'
+import { newId } from '../../../shared/ids.ts'
+import { isoNow } from '../../../shared/time.ts'
+import { type Org, OrgNameTakenError } from '../types.ts'
 import type { Database } from './db.ts'
-import { isoNow } from './time.ts'
-
-export interface Org {
-  id: string
-  name: string
-}
-
-/** An organization name in use: the admin commands find organizations by name (`--org Acme`). */
-export class OrgNameTakenError extends Error {
-  override name = 'OrgNameTakenError'
-}
 
 export function createOrg(db: Database, name: string): Org {
   const id = newId('org')
@@ -38,4 +29,9 @@ export function findOrg(db: Database, idOrName: string): Org | null {
   return db
     .query('SELECT id, name FROM orgs WHERE id = ?1 OR name = ?1 ORDER BY created_at LIMIT 1')
     .get(idOrName) as Org | null
+}
+
+/** Whether the database holds any organization. */
+export function anyOrg(db: Database): boolean {
+  return db.query('SELECT 1 FROM orgs LIMIT 1').get() !== null
 }

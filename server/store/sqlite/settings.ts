@@ -1,6 +1,6 @@
 import { encodeBase64 } from '@oslojs/encoding'
+import { isoNow } from '../../../shared/time.ts'
 import type { Database } from './db.ts'
-import { isoNow } from './time.ts'
 
 /** An instance-wide random secret, created on first use and kept in the database. */
 export function instanceSecret(db: Database, name: string): Uint8Array {

@@ -1,5 +1,5 @@
+import { isoNow } from '../../../shared/time.ts'
 import type { Database } from './db.ts'
-import { isoNow } from './time.ts'
 
 /**
  * Deletes at most `limit` rows of `table` whose timestamp `column` is before `before` (epoch ms),

@@ -1,9 +1,10 @@
-import type { Condition, SortKey } from '../../shared/query/types.ts'
-import type { Resource } from '../../shared/resources/index.ts'
+import type { Condition, SortKey } from '../../../shared/query/types.ts'
+import type { Resource } from '../../../shared/resources/index.ts'
+import type { ChildPagesRequest, Entity } from '../types.ts'
 import { columnOf, serializeRow } from './columns.ts'
 import { orderBy, type SqlValue } from './compile.ts'
 import type { Database } from './db.ts'
-import { type Entity, type Row, whereClause } from './records.ts'
+import { type Row, whereClause } from './records.ts'
 
 /**
  * Statements that load related records for many parents at once (GraphQL's `order.user`,
@@ -30,14 +31,6 @@ export function selectByIds(db: Database, resource: Resource, orgId: string, ids
     for (const row of db.query(sql).all(orgId, ...part) as Row[]) entities.push(serializeRow(resource, row))
   }
   return entities
-}
-
-export interface ChildPagesRequest {
-  where: Condition[]
-  search?: string
-  sort: SortKey[]
-  /** Rows per parent (callers ask one extra to see whether more follow). */
-  limit: number
 }
 
 /**

@@ -1,6 +1,6 @@
+import { isoNow } from '../../../shared/time.ts'
 import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
-import { isoNow } from './time.ts'
 
 /** Revokes a client-credentials access token by its jti until it would have expired. */
 export function revokeTokenId(

@@ -1,13 +1,6 @@
+import { isoNow } from '../../../shared/time.ts'
+import type { KeyRow } from '../types.ts'
 import type { Database } from './db.ts'
-import { isoNow } from './time.ts'
-
-export interface KeyRow {
-  kid: string
-  private_jwk: string
-  public_jwk: string
-  created_at: string
-  retired_at: string | null
-}
 
 export function insertKey(
   db: Database,

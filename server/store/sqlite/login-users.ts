@@ -1,17 +1,5 @@
+import type { LoginUser, Role } from '../types.ts'
 import type { Database } from './db.ts'
-
-export type Role = 'admin' | 'member' | 'viewer'
-
-/** A user as the login and consent pages see them. */
-export interface LoginUser {
-  id: string
-  orgId: string
-  orgName: string
-  email: string
-  name: string
-  role: Role
-  passwordHash: string | null
-}
 
 interface LoginRow {
   id: string

@@ -1,30 +1,7 @@
+import { isoNow } from '../../../shared/time.ts'
+import { IDEMPOTENCY_TTL_MS, type KeyId, type StoredAnswer } from '../types.ts'
 import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
-import { isoNow } from './time.ts'
-
-/** Contract: a key is kept 24 hours per organization, client and user, then purged. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
-
-/** The answer a key replays: status, headers and body, exactly as first sent. */
-export interface StoredResponse {
-  status: number
-  headers: Record<string, string>
-  body: string
-}
-
-/** Whose key it is: the same key string from another user or client is another key. */
-export interface KeyId {
-  orgId: string
-  clientId: string
-  /** The user a token was issued for, or the client itself for a client-credentials token. */
-  subject: string
-  key: string
-}
-
-export interface StoredAnswer {
-  requestHash: string
-  response: StoredResponse
-}
 
 interface KeyRow {
   request_hash: string

@@ -1,31 +1,7 @@
+import { isoNow } from '../../../shared/time.ts'
+import { STORED_QUERY_TTL_MS, type StoredQuery, type StoredResult } from '../types.ts'
 import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
-import { isoNow } from './time.ts'
-
-/** A stored query expires this long after it was last sent or run (docs/query.md). */
-export const STORED_QUERY_TTL_MS = 30 * 24 * 3600 * 1000
-
-/** A QUERY body kept so that GET on its `Location` runs it again (docs/query.md). */
-export interface StoredQuery {
-  id: string
-  orgId: string
-  createdBy: string
-  /** The path the QUERY was sent to (`/api/v1/orders`, `/api/v1/search`). */
-  target: string
-  mediaType: string
-  body: string
-  createdAt: string
-  updatedAt: string
-}
-
-/** One QUERY response, kept for GET on its `Content-Location` until it expires. */
-export interface StoredResult {
-  queryId: string
-  orgId: string
-  headers: Record<string, string>
-  body: string
-  expiresAt: string
-}
 
 interface QueryRow {
   id: string

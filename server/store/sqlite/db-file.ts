@@ -1,16 +1,12 @@
 import { accessSync, closeSync, constants, fchmodSync, openSync, type Stats, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
+import { DatabaseFileError } from '../types.ts'
 
 /**
  * Owner read and write only: a database (and a copy of it) holds password hashes, client-secret
  * hashes and signing keys. SQLite gives the `-wal` and `-shm` files the database file's mode.
  */
 export const PRIVATE_FILE_MODE = 0o600
-
-/** A database or backup file that cannot be used. The message is one line and names the path. */
-export class DatabaseFileError extends Error {
-  override name = 'DatabaseFileError'
-}
 
 /**
  * Checks what SQLite needs before it opens `path`, so that a mistake is reported with the path

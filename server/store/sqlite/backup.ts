@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
-import { createPrivateFile, DatabaseFileError } from '../store/db-file.ts'
+import { DatabaseFileError } from '../types.ts'
+import { createPrivateFile } from './db-file.ts'
 
 /**
  * Writes a consistent copy of a live database to `file` (refusing an existing file). The file is

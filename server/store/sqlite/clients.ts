@@ -1,32 +1,11 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { constantTimeEqual } from '@oslojs/crypto/subtle'
 import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
-import { newId } from '../../shared/ids.ts'
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import { newId } from '../../../shared/ids.ts'
+import { ALL_SCOPES } from '../../../shared/resources/index.ts'
+import { isoNow } from '../../../shared/time.ts'
+import { CLI_CLIENT_ID, type NewClient, type OAuthClient } from '../types.ts'
 import type { Database } from './db.ts'
-import { isoNow } from './time.ts'
-
-/** The CLI's public client, present in every database (contract: created by every migration run). */
-export const CLI_CLIENT_ID = 'api-cli'
-
-export const GRANT_TYPES = [
-  'client_credentials',
-  'authorization_code',
-  'refresh_token',
-  'urn:ietf:params:oauth:grant-type:device_code',
-] as const
-export type GrantType = (typeof GRANT_TYPES)[number]
-
-export interface OAuthClient {
-  id: string
-  orgId: string | null
-  name: string
-  public: boolean
-  redirectUris: string[]
-  grantTypes: GrantType[]
-  /** The scopes this client may ask for. */
-  scope: string[]
-}
 
 interface ClientRow {
   id: string
@@ -37,15 +16,6 @@ interface ClientRow {
   redirect_uris: string
   grant_types: string
   scope: string
-}
-
-export interface NewClient {
-  name: string
-  orgId: string | null
-  public: boolean
-  redirectUris?: string[]
-  grantTypes?: GrantType[]
-  scope?: string[]
 }
 
 // Client secrets are 256 random bits, so a fast hash is enough at rest (unlike passwords, they

@@ -1,5 +1,6 @@
-import type { Condition, SortKey } from '../../shared/query/types.ts'
-import type { Resource } from '../../shared/resources/index.ts'
+import { stableOrder } from '../../../shared/query/stable-order.ts'
+import type { Condition, SortKey } from '../../../shared/query/types.ts'
+import type { Resource } from '../../../shared/resources/index.ts'
 import { columnOf, toColumn } from './columns.ts'
 
 export type SqlValue = string | number | null
@@ -59,13 +60,6 @@ export function compileCondition(resource: Resource, condition: Condition, param
         : `${column} ${OPERATORS[condition.op]} ?`
     }
   }
-}
-
-/** The sort keys with the id added as the last tie-breaker (unless named), so that pages are stable. */
-export function stableOrder(sort: SortKey[]): SortKey[] {
-  return sort.some((k) => k.field === 'id')
-    ? sort
-    : [...sort, { field: 'id', descending: sort.at(-1)?.descending ?? true }]
 }
 
 /** ORDER BY for the sort keys, always ending with the id so that pages are stable. */

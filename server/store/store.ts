@@ -1,0 +1,260 @@
+import type { Condition, SortKey } from '../../shared/query/types.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type {
+  AuthorizationCode,
+  ChildPagesRequest,
+  DeviceCode,
+  Durability,
+  Entity,
+  EventFilter,
+  Grant,
+  KeyId,
+  KeyRow,
+  LoginUser,
+  NewClient,
+  NewEvent,
+  NewRecord,
+  OAuthClient,
+  Org,
+  PageRequest,
+  RefreshTokenRecord,
+  SortValue,
+  StoredAnswer,
+  StoredQuery,
+  StoredRecord,
+  StoredResult,
+} from './types.ts'
+
+/**
+ * The one door to the database. The engine, the front doors, the admin commands and the jobs speak
+ * to it in entities, the internal query and transactions; SQL, columns and rows stay behind it, in
+ * one folder per backend (`sqlite/`). docs/architecture.md, "Store interface and SQL dialects".
+ */
+
+/** An organization's records of one resource. Lookups by id cross organizations: callers decide 403 or 404. */
+export interface RecordStore {
+  /** One page (`limit` rows; callers ask one extra to see whether more follow). */
+  page(resource: Resource, orgId: string, request: PageRequest): Entity[]
+  count(resource: Resource, orgId: string, where: Condition[], search?: string): number
+  find(resource: Resource, id: string): StoredRecord | null
+  /** The organization's records among `ids`, in one statement per 500; missing ids are left out. */
+  byIds(resource: Resource, orgId: string, ids: string[]): Entity[]
+  /** The first `limit` children of each parent, in one statement. */
+  childPages(child: Resource, orgId: string, parentIds: string[], request: ChildPagesRequest): Entity[]
+  countChildren(
+    child: Resource,
+    orgId: string,
+    parentIds: string[],
+    where: Condition[],
+    search?: string,
+  ): Map<string, number>
+  existsInOrg(resource: Resource, orgId: string, id: string): boolean
+  /** True when another record of the organization already holds `value` in a unique field. */
+  uniqueTaken(resource: Resource, orgId: string, field: string, value: unknown, exceptId?: string): boolean
+  /** Inserts a record; returns it as a read would (without reading it back). */
+  insert(resource: Resource, record: NewRecord): Entity
+  /** Sets `values` and the update time of the record `before`; returns it as a read would answer afterwards. */
+  update(resource: Resource, before: Entity, values: Record<string, unknown>, now: string): Entity
+  remove(resource: Resource, id: string): void
+  /** Children of a record (`line-items` of an order), oldest first. */
+  children(child: Resource, parentId: string): StoredRecord[]
+  /** Records of other resources that point at this one through a reference field (not as parent). */
+  referencesTo(target: Resource, id: string): { collection: string; field: string }[]
+  /** When the organization last changed a resource's records (from the event log); null if never. */
+  lastChange(orgId: string, resourceName: string): string | null
+  /** The values of `entity` for sort keys as cursors carry them and `after` takes them. */
+  sortValues(resource: Resource, entity: Entity, keys: readonly SortKey[]): SortValue[]
+}
+
+/** The event log, in commit order. Positions never leave the server: clients resume with an event id. */
+export interface EventStore {
+  /** Appends an event; call inside the transaction of the change it records. */
+  append(event: NewEvent): void
+  /** Where an event sits in the log, and whose it is; null when no event has this id. */
+  position(id: string): { seq: number; orgId: string } | null
+  /** The position of the newest event of any organization (0 for an empty log). */
+  last(): number
+  /** The organization's events with `after < seq <= until`, oldest first, at most `limit`. */
+  after(
+    orgId: string,
+    range: { after: number; until: number },
+    filter: EventFilter,
+    limit: number,
+  ): { seq: number; entity: Entity }[]
+}
+
+export interface IdempotencyStore {
+  find(id: KeyId, now: number): StoredAnswer | null
+  save(id: KeyId, answer: StoredAnswer, now: number): void
+}
+
+export interface ClientStore {
+  /** Registers a client; the secret (null for a public client) is returned once and kept hashed. */
+  create(input: NewClient): { client: OAuthClient; secret: string | null }
+  find(id: string): OAuthClient | null
+  /** The client when `secret` is its secret; null otherwise (also for public clients). */
+  authenticate(id: string, secret: string): OAuthClient | null
+}
+
+export interface AuthorizationCodeStore {
+  insert(code: string, input: Omit<AuthorizationCode, 'usedAt' | 'grantId'>, now: number): void
+  find(code: string): AuthorizationCode | null
+  /** Marks the code used; false when another request redeemed it first (RFC 6749 §4.1.2). */
+  markUsed(code: string, now: number): boolean
+  setGrant(code: string, grantId: string, now: number): void
+}
+
+export interface DeviceCodeStore {
+  /** Stores a new device authorization; false when the user code is taken (the caller draws another). */
+  insert(
+    deviceCode: string,
+    input: {
+      userCode: string
+      clientId: string
+      requestedScope: string | null
+      interval: number
+      expiresAt: number
+    },
+    now: number,
+  ): boolean
+  find(deviceCode: string): DeviceCode | null
+  findByHash(hash: string): DeviceCode | null
+  findByUserCode(userCode: string): DeviceCode | null
+  /** Records a poll; `interval` is the (possibly raised) interval to keep for later polls. */
+  recordPoll(hash: string, interval: number, now: number): void
+  /** The user's decision; only a pending code can be decided, once. Returns false otherwise. */
+  decide(
+    hash: string,
+    decision:
+      | { status: 'approved'; orgId: string; userId: string; scope: string[] }
+      | { status: 'denied'; orgId: string; userId: string },
+    now: number,
+  ): boolean
+  /** Moves an approved code to redeemed; false when another poll did it first. */
+  redeem(hash: string, now: number): boolean
+}
+
+export interface GrantStore {
+  create(
+    input: { orgId: string; clientId: string; userId: string; scope: string[]; expiresAt: number },
+    now: number,
+  ): Grant
+  find(id: string): Grant | null
+  isLive(id: string): boolean
+  revoke(id: string, now: number): void
+  insertRefreshToken(
+    token: string,
+    grant: { id: string; orgId: string },
+    expiresAt: number,
+    now: number,
+  ): void
+  findRefreshToken(token: string): RefreshTokenRecord | null
+  /** Marks a refresh token used; false when it already was (reuse: the family is revoked). */
+  markRefreshTokenUsed(token: string, now: number): boolean
+}
+
+export interface RevocationStore {
+  revoke(jti: string, orgId: string, expiresAt: number, now: number): void
+  isRevoked(jti: string): boolean
+}
+
+/** Users as the login pages and role checks see them. */
+export interface LoginUserStore {
+  byEmail(email: string, orgId: string | null): LoginUser[]
+  byId(id: string): LoginUser | null
+  roleOf(id: string): string | null
+  setPasswordHash(userId: string, hash: string): void
+  exists(orgId: string, email: string): boolean
+}
+
+export interface StoredQueryStore {
+  save(
+    query: Omit<StoredQuery, 'createdAt' | 'updatedAt'> & { requestHash: string },
+    now: number,
+  ): StoredQuery
+  find(id: string, now: number): StoredQuery | null
+  touch(id: string, now: number): void
+  delete(id: string): void
+  saveResult(tokenHash: string, result: StoredResult, now: number): void
+  findResult(tokenHash: string, now: number): StoredResult | null
+}
+
+export interface OrgStore {
+  create(name: string): Org
+  /** Creates an organization whose name is not taken yet (OrgNameTakenError otherwise). */
+  createUnique(name: string): Org
+  /** By id or exact name. */
+  find(idOrName: string): Org | null
+  /** Whether any organization exists (serve's start-up hint names the first steps otherwise). */
+  any(): boolean
+}
+
+export interface SettingStore {
+  /** A random secret made once per database (cursor and session keys), the same for every instance. */
+  instanceSecret(name: string): Uint8Array
+  insertKey(kid: string, privateJwk: string, publicJwk: string, now?: number): void
+  /** The signing key (newest, not retired) and every key retired less than `keepMs` ago, newest first. */
+  liveKeys(keepMs: number, now?: number): KeyRow[]
+}
+
+/**
+ * Every kind of row that expires, in the order housekeeping purges them. Each lookup compares the
+ * expiry itself, so a row not purged yet is already refused: purging only frees space.
+ */
+export const EXPIRING_KINDS = [
+  'idempotencyKeys',
+  'authorizationCodes',
+  'deviceCodes',
+  // Before refresh tokens: idle families are found through their expired tokens.
+  'grants',
+  'refreshTokens',
+  'revokedTokens',
+  'queryResults',
+  'storedQueries',
+] as const
+export type ExpiringKind = (typeof EXPIRING_KINDS)[number]
+
+/**
+ * A counter of changes for caches of database facts (revocations, roles, last changes):
+ * `own` moves when this connection writes, `others` when another connection or instance commits.
+ */
+export interface ChangeSource {
+  own(): number
+  others(): number
+}
+
+/** What a transaction sees; nested transactions join the outer one. */
+export interface Tx {
+  readonly records: RecordStore
+  readonly events: EventStore
+  readonly idempotency: IdempotencyStore
+  readonly clients: ClientStore
+  readonly codes: AuthorizationCodeStore
+  readonly deviceCodes: DeviceCodeStore
+  readonly grants: GrantStore
+  readonly revocations: RevocationStore
+  readonly users: LoginUserStore
+  readonly queries: StoredQueryStore
+  readonly orgs: OrgStore
+  readonly settings: SettingStore
+  /** Runs `fn` as one write transaction: all of it commits, or none of it when it throws. */
+  transaction<T>(fn: (tx: Tx) => T): T
+}
+
+export interface Store extends Tx {
+  /** `sqlite` for the embedded database. */
+  readonly backend: string
+  readonly durability: Durability
+  readonly changes: ChangeSource
+  /** Applies pending migrations and the steps every run repeats; returns the schema version. */
+  migrate(): number
+  /** Deletes at most `limit` expired rows of one kind in one short transaction; returns how many. */
+  purgeExpired(kind: ExpiringKind, now: number, limit: number): number
+  /** Throws when the database cannot answer (readiness). */
+  ping(): void
+  /** Writes a consistent copy of the live database to `file`. */
+  backup(file: string): void
+  /** At shutdown: leaves the database complete in its own files (SQLite folds its write-ahead log in). */
+  checkpoint(): void
+  close(): void
+}

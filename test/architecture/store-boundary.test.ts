@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'bun:test'
+import { Glob } from 'bun'
+
+/**
+ * The store is the one door to the database (docs/architecture.md, "Store interface and SQL
+ * dialects"): outside `server/store/` the code speaks entities, the internal query and
+ * transactions. These checks fail on a backend module imported from outside, on a database driver
+ * used outside, and on SQL written outside.
+ */
+
+const ROOT = `${import.meta.dir}/../..`
+/** What the rest of the server may import from `server/store/`: the interface, its types, the opener. */
+const PUBLIC = new Set(['store.ts', 'types.ts', 'open.ts', 'change-stamp.ts'])
+/** The client's SQL dialect for QUERY is parsed here; its messages name SQL keywords. */
+const CLIENT_SQL = /^server\/query\/sql[\w-]*\.ts$/
+const SQL_STATEMENT =
+  /['"`][^'"`\n]*\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|PRAGMA\s|VACUUM\b|BEGIN\s+IMMEDIATE)/
+
+async function serverFilesOutsideStore(): Promise<string[]> {
+  const files: string[] = []
+  for await (const path of new Glob('server/**/*.ts').scan(ROOT)) {
+    if (!path.startsWith('server/store/')) files.push(path)
+  }
+  return files.sort()
+}
+
+/** Module specifiers a file imports or re-exports. */
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/(?:import|export)\s[^'"`]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!)
+}
+
+describe('the store boundary', () => {
+  it('finds the server code it checks', async () => {
+    const files = await serverFilesOutsideStore()
+    expect(files).toContain('server/resources/writes.ts')
+    expect(files).toContain('server/oauth/grants/refresh-token.ts')
+    expect(files.length).toBeGreaterThan(80)
+  })
+
+  it('lets the rest of the server import only the store interface, its types and the opener', async () => {
+    const offending: string[] = []
+    for (const path of await serverFilesOutsideStore()) {
+      const text = await Bun.file(`${ROOT}/${path}`).text()
+      for (const specifier of importsOf(text)) {
+        const store = specifier.match(/(?:^|\/)store\/(.+)$/)
+        if (store && !PUBLIC.has(store[1]!)) offending.push(`${path} imports ${specifier}`)
+        if (specifier === 'bun:sqlite' || specifier === 'bun-sqlite-migrations')
+          offending.push(`${path} imports ${specifier}`)
+      }
+    }
+    expect(offending).toEqual([])
+  })
+
+  it('keeps SQL inside server/store', async () => {
+    const offending: string[] = []
+    for (const path of await serverFilesOutsideStore()) {
+      if (CLIENT_SQL.test(path)) continue
+      const lines = (await Bun.file(`${ROOT}/${path}`).text()).split('\n')
+      lines.forEach((line, i) => {
+        if (SQL_STATEMENT.test(line)) offending.push(`${path}:${i + 1}: ${line.trim()}`)
+      })
+    }
+    expect(offending).toEqual([])
+  })
+
+  it('recognises the SQL it forbids', () => {
+    for (const line of [
+      "db.query('SELECT * FROM orders WHERE id = ?')",
+      'const sql = `INSERT INTO events (id) VALUES (?)`',
+      "db.run('PRAGMA wal_checkpoint(TRUNCATE)')",
+      '"UPDATE orders SET status = ?"',
+      "run('DELETE FROM grants')",
+    ])
+      expect(SQL_STATEMENT.test(line)).toBe(true)
+    for (const line of ["'Select a collection'", '// SELECT is parsed elsewhere', "'Updated at'"])
+      expect(SQL_STATEMENT.test(line)).toBe(false)
+  })
+})
