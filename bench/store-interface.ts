@@ -28,12 +28,14 @@ import { join } from 'node:path'
 import { currentAccess } from '../server/auth/current-access.ts'
 import type { Principal } from '../server/auth/tokens.ts'
 import { entityTag } from '../server/http/etag.ts'
-import { serializeRow } from '../server/store/sqlite/columns.ts'
-import { orderBy } from '../server/store/sqlite/compile.ts'
+import { serializeRow } from '../server/store/columns.ts'
+import { orderBy, whereClause } from '../server/store/compile.ts'
+import { Params } from '../server/store/dialect.ts'
 import { migrateDatabase, openDatabase } from '../server/store/sqlite/db.ts'
+import { SQLITE } from '../server/store/sqlite/dialect.ts'
 import { insertEvent } from '../server/store/sqlite/event-log.ts'
 import { createOrg } from '../server/store/sqlite/orgs.ts'
-import { findRecord, insertRecord, type Row, whereClause } from '../server/store/sqlite/records.ts'
+import { findRecord, insertRecord, type Row } from '../server/store/sqlite/records.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
 import type { Entity, NewEvent, NewRecord, StoredRecord } from '../server/store/types.ts'
 import { newId } from '../shared/ids.ts'
@@ -323,12 +325,11 @@ for (const [where, set, ops] of [
 }
 variants.push(
   variant('list page SQL, compile.ts', 'compile', COMPILES, () => {
-    const params: (string | number | null)[] = []
+    const params = new Params(SQLITE)
     const paid = [{ kind: 'compare', field: 'status', op: 'eq', value: 'paid' } as const]
     const where = whereClause(orders, org.id, paid, undefined, params)
     const order = orderBy(orders, [{ field: 'createdAt', descending: true }])
-    params.push(21)
-    return `SELECT * FROM orders WHERE ${where} ORDER BY ${order.text} LIMIT ?`
+    return `SELECT * FROM orders WHERE ${where} ORDER BY ${order.text} LIMIT ${params.add(21)}`
   }),
 )
 

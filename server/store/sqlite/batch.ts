@@ -1,10 +1,12 @@
 import type { Condition, SortKey } from '../../../shared/query/types.ts'
 import type { Resource } from '../../../shared/resources/index.ts'
+import { columnOf, serializeRow } from '../columns.ts'
+import { orderBy, whereClause } from '../compile.ts'
+import { Params, type SqlValue } from '../dialect.ts'
 import type { ChildPagesRequest, Entity } from '../types.ts'
-import { columnOf, serializeRow } from './columns.ts'
-import { orderBy, type SqlValue } from './compile.ts'
 import type { Database } from './db.ts'
-import { type Row, whereClause } from './records.ts'
+import { SQLITE } from './dialect.ts'
+import type { Row } from './records.ts'
 
 /**
  * Statements that load related records for many parents at once (GraphQL's `order.user`,
@@ -48,14 +50,14 @@ export function selectChildPages(
   const order = orderBy(child, request.sort)
   const entities: Entity[] = []
   for (const part of chunks(parentIds)) {
-    const params: SqlValue[] = []
+    const params = new Params(SQLITE)
     const where = whereClause(child, orgId, request.where, request.search, params)
-    params.push(...part, request.limit)
     const sql =
       `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
-      `FROM ${child.table} WHERE ${where} AND ${parent} IN (${placeholders(part.length)})) ` +
-      'WHERE page_rank <= ? ORDER BY page_rank'
-    for (const row of db.query(sql).all(...params) as Row[]) entities.push(serializeRow(child, row))
+      `FROM ${child.table} WHERE ${where} AND ${SQLITE.oneOf(parent, part, params)}) ` +
+      `WHERE page_rank <= ${params.add(request.limit)} ORDER BY page_rank`
+    for (const row of db.query(sql).all(...(params.values as SqlValue[])) as Row[])
+      entities.push(serializeRow(child, row))
   }
   return entities
 }
@@ -72,13 +74,12 @@ export function countChildren(
   const parent = columnOf(child.parent!.field)
   const counts = new Map<string, number>()
   for (const part of chunks(parentIds)) {
-    const params: SqlValue[] = []
+    const params = new Params(SQLITE)
     const clause = whereClause(child, orgId, where, search, params)
-    params.push(...part)
     const sql =
       `SELECT ${parent} AS parent, count(*) AS n FROM ${child.table} ` +
-      `WHERE ${clause} AND ${parent} IN (${placeholders(part.length)}) GROUP BY ${parent}`
-    for (const row of db.query(sql).all(...params) as { parent: string; n: number }[])
+      `WHERE ${clause} AND ${SQLITE.oneOf(parent, part, params)} GROUP BY ${parent}`
+    for (const row of db.query(sql).all(...(params.values as SqlValue[])) as { parent: string; n: number }[])
       counts.set(row.parent, row.n)
   }
   return counts

@@ -1,9 +1,9 @@
 import { Database } from 'bun:sqlite'
 import { migrate } from 'bun-sqlite-migrations'
 import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import { columnOf } from '../columns.ts'
 import { DatabaseFileError, type Durability } from '../types.ts'
 import { ensureCliClient } from './clients.ts'
-import { columnOf } from './columns.ts'
 import { codeOf, prepareDatabaseFile } from './db-file.ts'
 import { MIGRATIONS } from './migrations.ts'
 

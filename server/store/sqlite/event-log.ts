@@ -1,6 +1,6 @@
 import { events } from '../../../shared/resources/events.ts'
+import { serializeRow } from '../columns.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
-import { serializeRow } from './columns.ts'
 import type { Database } from './db.ts'
 import { insertRow, type Row } from './records.ts'
 

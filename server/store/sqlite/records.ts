@@ -1,9 +1,11 @@
 import type { Condition, SortKey } from '../../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import { columnOf, fromColumn, layoutOf, serializeRow, toColumn } from '../columns.ts'
+import { afterKeys, orderBy, whereClause } from '../compile.ts'
+import { Params, type SqlValue } from '../dialect.ts'
 import type { Entity, NewRecord, PageRequest, StoredRecord } from '../types.ts'
-import { columnOf, fromColumn, layoutOf, serializeRow, toColumn } from './columns.ts'
-import { afterKeys, compileCondition, ftsMatch, orderBy, type SqlValue, searchCondition } from './compile.ts'
 import type { Database } from './db.ts'
+import { SQLITE } from './dialect.ts'
 
 export type Row = Record<string, unknown>
 
@@ -23,36 +25,17 @@ export function sortValuesOf(resource: Resource, entity: Entity, keys: readonly 
   })
 }
 
-/** The conditions of a page or a count, organization first; values go to `params`. */
-export function whereClause(
-  resource: Resource,
-  orgId: string,
-  where: Condition[],
-  search: string | undefined,
-  params: SqlValue[],
-): string {
-  params.push(orgId)
-  const parts = ['org_id = ?', ...where.map((c) => compileCondition(resource, c, params))]
-  if (search !== undefined) {
-    const match = ftsMatch(search)
-    parts.push(match === null ? '0' : searchCondition(resource.table, match, params))
-  }
-  return parts.join(' AND ')
-}
-
 /** One page of an organization's records; fetches `limit` rows (callers ask one extra to see if more follow). */
 export function selectPage(db: Database, resource: Resource, orgId: string, request: PageRequest): Entity[] {
-  const params: SqlValue[] = []
+  const params = new Params(SQLITE)
   let where = whereClause(resource, orgId, request.where, request.search, params)
   const order = orderBy(resource, request.sort)
   if (request.after) where += ` AND ${afterKeys(resource, order.keys, request.after, params)}`
-  let sql = `SELECT * FROM ${resource.table} WHERE ${where} ORDER BY ${order.text} LIMIT ?`
-  params.push(request.limit)
-  if (request.offset) {
-    sql += ' OFFSET ?'
-    params.push(request.offset)
-  }
-  return (db.query(sql).all(...params) as Row[]).map((row) => serializeRow(resource, row))
+  let sql = `SELECT * FROM ${resource.table} WHERE ${where} ORDER BY ${order.text} LIMIT ${params.add(request.limit)}`
+  if (request.offset) sql += ` OFFSET ${params.add(request.offset)}`
+  return (db.query(sql).all(...(params.values as SqlValue[])) as Row[]).map((row) =>
+    serializeRow(resource, row),
+  )
 }
 
 export function countRows(
@@ -62,9 +45,9 @@ export function countRows(
   where: Condition[],
   search?: string,
 ): number {
-  const params: SqlValue[] = []
+  const params = new Params(SQLITE)
   const sql = `SELECT count(*) AS n FROM ${resource.table} WHERE ${whereClause(resource, orgId, where, search, params)}`
-  return (db.query(sql).get(...params) as { n: number }).n
+  return (db.query(sql).get(...(params.values as SqlValue[])) as { n: number }).n
 }
 
 /** A record by id in any organization; callers decide between 403 and 404. */

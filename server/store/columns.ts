@@ -1,5 +1,5 @@
-import { snakeCase } from '../../../shared/resources/define.ts'
-import type { Field, Resource } from '../../../shared/resources/index.ts'
+import { snakeCase } from '../../shared/resources/define.ts'
+import type { Field, Resource } from '../../shared/resources/index.ts'
 
 const cache = new Map<string, string>()
 
