@@ -1,3 +1,5 @@
+import { fetchTrusting } from './ca-cert.ts'
+
 /**
  * Everything a command touches outside itself, injected so tests drive the CLI with fake
  * terminals, environments and clocks while talking to a real server.
@@ -37,7 +39,7 @@ export function processIo(): Io {
       for await (const line of console) return /^y(es)?$/i.test(line.trim())
       return false
     },
-    fetch,
+    fetch: fetchTrusting(process.env.API_CA_CERT),
     now: Date.now,
     sleep: (ms) => Bun.sleep(ms),
     openBrowser: async (url) => {

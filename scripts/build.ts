@@ -1,12 +1,17 @@
 /**
- * Compiles the self-contained executables into dist/: `api-server` (service and admin commands)
- * and, once the command-line client exists, `api`. Each runs alone, with no node_modules.
+ * Compiles the self-contained executables: `api-server` (service and admin commands) and `api`
+ * (the command-line client), into dist/ or the directory after `--outdir`. Each runs alone, with
+ * no node_modules; package.json's version is compiled in (`--version`).
  */
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const { values } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' } } })
 
 const targets = [
-  { entry: 'server/main.ts', outfile: 'dist/api-server' },
-  { entry: 'cli/main.ts', outfile: 'dist/api' },
+  { entry: 'server/main.ts', outfile: join(values.outdir, 'api-server') },
+  { entry: 'cli/main.ts', outfile: join(values.outdir, 'api') },
 ].filter((t) => existsSync(t.entry))
 
 for (const { entry, outfile } of targets) {

@@ -15,6 +15,7 @@ import { mountDocs } from './openapi/docs-page.ts'
 import { openApiDocument } from './openapi/document.ts'
 import { mountHealth } from './ops/health.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
+import { mountServiceIndex } from './ops/service-index.ts'
 import type { EngineContext } from './resources/context.ts'
 import { CursorCodec } from './resources/cursor.ts'
 import { mountRest } from './rest/routes.ts'
@@ -126,6 +127,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
   mountHealth(app, store, () => draining)
   mountDocs(app)
+  mountServiceIndex(app)
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   // One quota for HTTP requests and GraphQL operations over WebSocket.
   const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined

@@ -3,11 +3,15 @@ import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { cac } from 'cac'
 import { ALL_SCOPES } from '../shared/resources/index.ts'
+import { PRODUCT_VERSION } from '../shared/version.ts'
+import { actionsSection, commandFirst, unknownAction } from './admin/command-line.ts'
 import { seed } from './admin/seed.ts'
+import { invocation, startHint } from './admin/start-hint.ts'
 import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
 import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { openStore } from './store/open.ts'
@@ -76,6 +80,19 @@ function list(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(/[\s,]+/)).filter(Boolean)
 }
 
+/**
+ * How `serve` keeps bearer tokens off the network in clear text (docs/operations.md, "HTTPS"):
+ * its own TLS, a proxy in front, or the operator's explicit `--insecure-http`.
+ */
+function transportOf(options: Record<string, unknown>, env: Io['env'], argv: string[]) {
+  const certFile = optionalText(options, 'tls-cert', argv) ?? env.API_TLS_CERT
+  const keyFile = optionalText(options, 'tls-key', argv) ?? env.API_TLS_KEY
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new UsageError('--tls-cert and --tls-key go together (env API_TLS_CERT, API_TLS_KEY)')
+  const tls: TlsFiles | undefined = certFile && keyFile ? { certFile, keyFile } : undefined
+  return { tls, trustProxy: Boolean(options.trustProxy), insecureHttp: Boolean(options.insecureHttp) }
+}
+
 /** Runs one `api-server` command; returns the exit status. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const cli = cac('api-server')
@@ -95,8 +112,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option('--port <port>', 'Port (env PORT, default 8080; 0 picks a free one)')
     .option(
       '--base-url <url>',
-      'Public origin, the OAuth issuer (env API_BASE_URL, default http://HOST:PORT)',
+      'Public origin, the OAuth issuer (env API_BASE_URL, default http://HOST:PORT, https with TLS)',
     )
+    .option('--tls-cert <file>', 'PEM certificate (chain) to serve HTTPS with (env API_TLS_CERT)')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert (env API_TLS_KEY)')
+    .option(
+      '--trust-proxy',
+      'Behind a proxy that terminates TLS: client address and scheme from X-Forwarded-For and X-Forwarded-Proto',
+    )
+    .option('--insecure-http', 'Allow plain HTTP on an address other than loopback (tokens in clear text)')
     .option('--demo', 'Load the demo data first when the database has none')
     .option('--production', 'No GraphQL introspection or field suggestions')
     .option(
@@ -134,32 +158,50 @@ export async function main(argv: string[], io: Io): Promise<number> {
       } catch (error) {
         throw new UsageError((error as Error).message)
       }
+      const host = String(options.host ?? io.env.HOST ?? '127.0.0.1')
+      const transport = transportOf(options, io.env, argv)
+      const refusal = plainHttpRefusal(host, { ...transport, tls: transport.tls !== undefined })
+      if (refusal) throw new UsageError(refusal)
+      const baseUrl = options.baseUrl ?? io.env.API_BASE_URL
+      // Standard output carries the JSON log only; lines for people go to standard error.
+      if (transport.insecureHttp && !transport.tls && !isLoopback(host))
+        io.err(
+          `warning: plain HTTP on ${host} (--insecure-http): bearer tokens cross the network in clear text`,
+        )
+      if (transport.trustProxy && baseUrl === undefined)
+        io.err(
+          'warning: --trust-proxy without --base-url: the OAuth issuer is this address, not the public one',
+        )
       const db = dbOf(options)
-      if (options.demo) await seedAndPrint(db, false)
+      // Signals are caught before the port opens: one that comes right after start stops cleanly.
+      const signalled = Promise.withResolvers<void>()
+      const onSignal = () => signalled.resolve()
+      process.once('SIGTERM', onSignal)
+      process.once('SIGINT', onSignal)
       const server = await serve({
-        host: options.host ?? io.env.HOST ?? '127.0.0.1',
+        host,
         port,
         db,
-        baseUrl: options.baseUrl ?? io.env.API_BASE_URL,
+        baseUrl,
+        tls: transport.tls,
+        trustProxy: transport.trustProxy,
         production: Boolean(options.production),
         corsOrigins,
         rateLimit,
         logLevel,
         durability,
-        out: io.out,
+        out: io.err,
+        // On the server's own connection: a second one to :memory: would be another database.
+        prepare: options.demo ? (store) => seedAndPrint(store, false, io.err) : undefined,
+      }).catch((error) => {
+        process.off('SIGTERM', onSignal)
+        process.off('SIGINT', onSignal)
+        throw error
       })
-      const env = server.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${server.url} `
-      io.out(
-        `Next, in another terminal: ${env}npm run -s api -- login   (or ${env}dist/api login after npm run build)`,
-      )
-      await new Promise<void>((resolve) => {
-        const stop = async () => {
-          await server.stop()
-          resolve()
-        }
-        process.once('SIGTERM', stop)
-        process.once('SIGINT', stop)
-      })
+      const state = { url: server.url, db, defaultDb: db === DEFAULT_DB, hasOrg: server.hasOrganization() }
+      for (const line of startHint(invocation(), state)) io.err(line)
+      await signalled.promise
+      await server.stop()
     })
 
   cli.command('migrate', 'Apply pending migrations and exit').action(async (options) => {
@@ -167,25 +209,23 @@ export async function main(argv: string[], io: Io): Promise<number> {
     print(options.json, { version }, `database at schema version ${version}`)
   })
 
-  const seedAndPrint = (path: string, json: boolean) =>
-    withStore(path, async (store) => {
-      const result = await seed(store)
-      if (json) return io.out(JSON.stringify(result))
-      io.out(result.created ? 'Loaded the demo data.' : 'The demo data is already there.')
-      for (const org of result.orgs) io.out(`organization ${org.name}: ${org.id}`)
-      for (const u of result.users)
-        io.out(`  ${u.org.padEnd(7)} ${u.role.padEnd(7)} ${u.email}  password: ${u.password}`)
-    })
+  const seedAndPrint = async (store: Store, json: boolean, say: (line: string) => void) => {
+    const result = await seed(store)
+    if (json) return say(JSON.stringify(result))
+    say(result.created ? 'Loaded the demo data.' : 'The demo data is already there.')
+    for (const org of result.orgs) say(`organization ${org.name}: ${org.id}`)
+    for (const u of result.users)
+      say(`  ${u.org.padEnd(7)} ${u.role.padEnd(7)} ${u.email}  password: ${u.password}`)
+  }
   cli
     .command('seed', 'Load demo data and print the demo logins')
-    .action((options) => seedAndPrint(dbOf(options), options.json))
+    .action((options) => withStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
 
   cli
     .command('org <action>', 'Organizations: org create --name N')
     .option('--name <name>', 'Organization name')
     .action(async (action, options) => {
-      if (action !== 'create')
-        throw new UsageError(`unknown action "org ${action}" (try: org create --name N)`)
+      if (action !== 'create') throw new UsageError(unknownAction('org', action))
       const name = required(options, 'name')
       const org = await withStore(dbOf(options), (store) => store.orgs.createUnique(name))
       print(options.json, { id: org.id }, `created organization ${org.name}: ${org.id}`)
@@ -199,7 +239,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option('--role <role>', 'admin, member or viewer', { default: 'member' })
     .option('--password <password>', `Password (at least 8 characters)`)
     .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(`unknown action "user ${action}" (try: user create ...)`)
+      if (action !== 'create') throw new UsageError(unknownAction('user', action))
       const input = {
         org: required(options, 'org'),
         email: required(options, 'email'),
@@ -223,8 +263,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .option('--grant-types <list>', `Comma-separated: ${GRANT_TYPES.join(', ')}`)
     .option('--scope <scopes>', 'Space-separated scopes it may ask for (default: all)')
     .action(async (action, options) => {
-      if (action !== 'create')
-        throw new UsageError(`unknown action "client ${action}" (try: client create ...)`)
+      if (action !== 'create') throw new UsageError(unknownAction('client', action))
       const name = required(options, 'name')
       const grantTypes = list(options.grantTypes)
       const badGrant = grantTypes.find((g) => !(GRANT_TYPES as readonly string[]).includes(g))
@@ -263,7 +302,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     })
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
-    if (action !== 'rotate') throw new UsageError(`unknown action "keys ${action}" (try: keys rotate)`)
+    if (action !== 'rotate') throw new UsageError(unknownAction('keys', action))
     const kid = await withStore(dbOf(options), rotateKey)
     print(
       options.json,
@@ -279,20 +318,35 @@ export async function main(argv: string[], io: Io): Promise<number> {
       print(options.json, { file }, `backup written to ${file}`)
     })
 
-  cli.help()
-  cli.version('0.1.0')
+  // `org --help` and the like list their actions, which cac has no place for.
+  cli.help((sections) => {
+    const actions = actionsSection(cli.matchedCommandName)
+    if (actions) sections.splice(2, 0, actions)
+    return sections
+  })
+  cli.version(PRODUCT_VERSION)
+  cli.globalCommand.outputVersion = () => io.out(`api-server ${PRODUCT_VERSION}`)
 
-  const args =
-    argv.length === 0 || (argv[0]!.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(argv[0]!))
-      ? ['serve', ...argv]
-      : argv
+  // Flags that take a value, so that `--db X migrate` finds the command after X.
+  const valued = new Set(
+    [cli.globalCommand, ...cli.commands]
+      .flatMap((command) => command.options)
+      .filter((option) => option.required !== undefined)
+      .flatMap((option) => option.rawName.match(/--?[\w-]+/g) ?? []),
+  )
+  const args = commandFirst(argv, (flag) => valued.has(flag))
+  // cac prints help with console.info; it belongs on this run's standard output.
+  const info = console.info
+  console.info = (...parts: unknown[]) => io.out(parts.join(' '))
   try {
     cli.parse(['bun', 'api-server', ...args], { run: false })
+    console.info = info
     if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
       throw new UsageError(`unknown command "${args[0]}" (see api-server --help)`)
     }
     await cli.runMatchedCommand()
   } catch (error) {
+    console.info = info
     const message = error instanceof Error ? error.message : String(error)
     io.err(`api-server: ${message}`)
     const name = (error as { name?: string })?.name

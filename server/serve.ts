@@ -1,11 +1,14 @@
 import { type App, createApp } from './app.ts'
 import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
+import { type Forwarded, forwarded } from './http/forwarded.ts'
 import { MAX_BODY_BYTES } from './http/limits.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { HSTS, loadTls, type TlsFiles } from './http/tls.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
 import { openStore } from './store/open.ts'
+import type { Store } from './store/store.ts'
 import type { Durability } from './store/types.ts'
 
 export interface ServeOptions {
@@ -13,6 +16,13 @@ export interface ServeOptions {
   port: number
   db: string
   baseUrl?: string
+  /** `--tls-cert` and `--tls-key`: HTTPS served by this process (checked before anything opens). */
+  tls?: TlsFiles
+  /**
+   * `--trust-proxy`: every connection comes through a proxy, whose `X-Forwarded-For` and
+   * `X-Forwarded-Proto` (their last entries) give the client's address and scheme.
+   */
+  trustProxy?: boolean
   /** `--production`: no GraphQL introspection, no development pages. */
   production?: boolean
   /** Origins allowed to call the API from a browser (CORS); none by default. */
@@ -31,7 +41,9 @@ export interface ServeOptions {
   logger?: Logger
   /** When and how much expired data is purged (docs/operations.md, "Housekeeping"); tests shorten it. */
   housekeeping?: Partial<HousekeepingOptions>
-  /** Printed once listening, for people; tests read the port from it. */
+  /** Runs on the migrated database before the server listens (`--demo` loads the demo data). */
+  prepare?: (store: Store) => Promise<void>
+  /** Printed once listening, for people (api-server sends it to standard error); tests read the port from it. */
   out?: (line: string) => void
 }
 
@@ -41,13 +53,20 @@ const DRAIN_TIMEOUT_MS = 10_000
 export interface RunningServer {
   url: string
   port: number
+  /** Whether the database holds an organization yet (the start-up hint says how to make one). */
+  hasOrganization: () => boolean
   stop: () => Promise<void>
 }
 
 /** Opens and migrates the database, then serves the API until stopped. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
+  // A certificate or key it cannot use fails here, naming the file, before the database opens.
+  const tls = options.tls ? loadTls(options.tls) : undefined
+  const scheme = tls ? 'https' : 'http'
+  const trustProxy = options.trustProxy ?? false
   const store = openStore(options.db, options.durability)
   store.migrate()
+  await options.prepare?.(store)
   // The port is only known after listening when 0 was asked for; the issuer follows it.
   let baseUrl = options.baseUrl
   const lateBaseUrl = baseUrl === undefined
@@ -59,13 +78,19 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // The edge answers 413 itself (server/http/limits.ts), before reading a body past its limit;
     // Bun's own bound stays far above it so that the contract's 413, not Bun's bare one, answers.
     maxRequestBodySize: MAX_BODY_BYTES * 64,
+    tls,
     // GraphQL subscriptions over WebSocket: the app picks the requests to upgrade and handles the
     // sockets; it only exists once listening, hence the indirection.
     fetch: (request, server) => {
-      // The peer address for the login pages' rate limits, from the socket, never from headers.
-      rememberClientAddress(request, server.requestIP(request)?.address)
+      // The client's address for rate limits and the log: the socket's peer, or under --trust-proxy
+      // what the proxy in front says (a client reaching the port directly could say anything).
+      const proxied: Forwarded = trustProxy ? forwarded(request.headers) : {}
+      rememberClientAddress(request, proxied.address ?? server.requestIP(request)?.address)
+      const secure = (proxied.scheme ?? scheme) === 'https'
       if (app?.upgrade(request, server)) return undefined
       return fetchHandler(request).then((response) => {
+        // RFC 6797 §7.2: HSTS only over a secure transport, where the browser will heed it.
+        if (secure) response.headers.set('Strict-Transport-Security', HSTS)
         // An event stream (GraphQL subscriptions over SSE) is quiet between events and keeps
         // itself alive (a comment every 12 s); Bun's 10 s idle timeout would cut it.
         if (response.headers.get('content-type')?.startsWith('text/event-stream')) server.timeout(request, 0)
@@ -79,7 +104,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     },
   })
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host
-  if (lateBaseUrl) baseUrl = `http://${hostForUrl}:${server.port}`
+  if (lateBaseUrl) baseUrl = `${scheme}://${hostForUrl}:${server.port}`
   const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
   app = await createApp({
     store,
@@ -92,13 +117,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   })
   fetchHandler = app.fetch
   const housekeeping = startHousekeeping(store, logger, Date.now, options.housekeeping)
-  const url = `http://${hostForUrl}:${server.port}`
+  const url = `${scheme}://${hostForUrl}:${server.port}`
   // Said at start, read back from the connection, so an operator sees what the database really does.
   const durability = store.durability
   options.out?.(`api-server listening on ${url} (database ${options.db}, durability ${durability})`)
   return {
     url,
     port: server.port!,
+    hasOrganization: () => store.orgs.any(),
     stop: async () => {
       // Shutdown (docs/operations.md): housekeeping stops, not ready any more, subscriptions end
       // (streams complete, sockets close; stop() would wait for them), no new connections, requests

@@ -1,7 +1,8 @@
 /**
- * The peer address of each request, as the socket reports it (Bun's `server.requestIP`), never
- * from headers a client can set (`X-Forwarded-For`). serve.ts records it before the app runs;
- * the login and device pages key their rate limits on it.
+ * The client address of each request: the peer as the socket reports it (Bun's
+ * `server.requestIP`), or under `serve --trust-proxy` the last `X-Forwarded-For` entry, which the
+ * proxy in front appended (server/http/forwarded.ts); never a header otherwise. serve.ts records
+ * it before the app runs; rate limits, the login and device pages and the access log use it.
  */
 const addresses = new WeakMap<Request, string>()
 

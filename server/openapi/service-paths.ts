@@ -159,7 +159,43 @@ export function servicePaths(): Record<string, PathItem> {
       scope: { type: 'string' },
     },
   }
+  const path = { type: 'string' }
   return {
+    '/': {
+      get: {
+        operationId: 'serviceIndex',
+        tags: ['service'],
+        security: open,
+        summary:
+          'Where to start: the paths of the docs, the versions, the OpenAPI documents and the OAuth metadata',
+        responses: {
+          '200': jsonBody(
+            {
+              type: 'object',
+              required: ['name', 'links'],
+              properties: {
+                name: { type: 'string' },
+                links: {
+                  type: 'object',
+                  required: ['docs', 'versions', 'openapi', 'oauthMetadata'],
+                  properties: {
+                    docs: path,
+                    versions: path,
+                    api: path,
+                    openapi: { type: 'object', additionalProperties: path },
+                    graphql: path,
+                    oauthMetadata: path,
+                    jwks: path,
+                    health: path,
+                  },
+                },
+              },
+            },
+            'The service index (paths on this origin)',
+          ),
+        },
+      },
+    },
     '/api/versions': {
       get: {
         operationId: 'listVersions',

@@ -307,11 +307,12 @@ describe('files holding password hashes are created 0600, whatever the umask', (
       killSignal: 'SIGKILL',
     })
     try {
-      const reader = proc.stdout.getReader()
+      // The line for people comes on stderr once listening.
+      const reader = proc.stderr.getReader()
       let output = ''
       while (!output.includes('listening on')) {
         const { value, done } = await reader.read()
-        if (done) throw new Error(`api-server serve did not start: ${await new Response(proc.stderr).text()}`)
+        if (done) throw new Error(`api-server serve did not start: ${output}`)
         output += new TextDecoder().decode(value)
       }
       reader.releaseLock()

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Subprocess } from 'bun'
 
 export const ROOT = join(import.meta.dir, '../..')
 
@@ -21,6 +22,8 @@ export interface AdminOptions {
   cwd?: string
   /** Kill the command after this long: one that should fail might serve forever instead. */
   timeoutMs?: number
+  /** Environment variables to set (or, undefined, to remove) for this run. */
+  env?: Record<string, string | undefined>
 }
 
 const AS_ROOT = process.getuid?.() === 0
@@ -42,7 +45,7 @@ export async function runAdmin(args: string[], db: string | null, options: Admin
     cwd: options.cwd ?? ROOT,
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { ...process.env, API_DB: undefined },
+    env: { ...process.env, API_DB: undefined, ...options.env },
     timeout: options.timeoutMs,
     killSignal: 'SIGKILL',
   })
@@ -65,4 +68,68 @@ export async function runOk(args: string[], db: string): Promise<string> {
 export function databaseBytes(db: string): Buffer {
   const parts = [db, `${db}-wal`].filter((path) => existsSync(path)).map((path) => readFileSync(path))
   return Buffer.concat(parts)
+}
+
+export interface ServeProcess {
+  url: string
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  /** Everything it wrote so far on each stream. */
+  stdout: () => string
+  stderr: () => string
+  /** SIGTERM, then its exit status. */
+  stop: () => Promise<number>
+}
+
+/**
+ * Starts `api-server serve <args>` (`command` replaces `bun server/main.ts`, for a compiled
+ * binary) and waits until it says where it listens.
+ */
+export async function startServe(
+  args: string[],
+  options: { command?: string[]; env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<ServeProcess> {
+  const command = options.command ?? [process.execPath, join(ROOT, 'server/main.ts')]
+  const proc = Bun.spawn([...command, 'serve', ...args], {
+    cwd: options.cwd ?? ROOT,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, API_DB: undefined, API_BASE_URL: undefined, ...options.env },
+  })
+  const text = { stdout: '', stderr: '' }
+  const drain = async (name: 'stdout' | 'stderr') => {
+    const reader = proc[name].getReader()
+    const decoder = new TextDecoder()
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      text[name] += decoder.decode(value, { stream: true })
+    }
+  }
+  const drained = Promise.all([drain('stdout'), drain('stderr')])
+  const deadline = Date.now() + 20_000
+  let url: string | undefined
+  while (!url) {
+    url = /listening on (https?:\/\/\S+)/.exec(text.stderr)?.[1]
+    if (url) break
+    if (Date.now() > deadline || proc.exitCode !== null) {
+      proc.kill('SIGKILL')
+      throw new Error(`api-server serve did not start: ${text.stdout}${text.stderr}`)
+    }
+    await Bun.sleep(20)
+  }
+  return {
+    url,
+    proc,
+    stdout: () => text.stdout,
+    stderr: () => text.stderr,
+    stop: async () => {
+      if (proc.exitCode === null) proc.kill('SIGTERM')
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
+      const status = await proc.exited
+      clearTimeout(killer)
+      await drained
+      return status
+    },
+  }
 }

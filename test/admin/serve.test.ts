@@ -2,51 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
-import { ROOT, runOk } from './run.ts'
+import { runOk, type ServeProcess, startServe } from './run.ts'
 
 let dir: string
 let db: string
-let proc: Subprocess<'ignore', 'pipe', 'pipe'>
+let server: ServeProcess
 let url: string
-let output = ''
-
-/** Reads the server's stdout until it names the address it listens on. */
-async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader()
-  const decoder = new TextDecoder()
-  const deadline = Date.now() + 15_000
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read()
-    if (done) break
-    output += decoder.decode(value, { stream: true })
-    const match = /listening on (http:\/\/\S+)/.exec(output)
-    if (match) {
-      // Keep draining stdout so that the server never blocks on a full pipe.
-      void (async () => {
-        for (;;) {
-          const next = await reader.read()
-          if (next.done) return
-          output += decoder.decode(next.value, { stream: true })
-        }
-      })()
-      return match[1]!
-    }
-  }
-  throw new Error(`api-server serve did not start: ${output}`)
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'api-serve-'))
   db = join(dir, 'serve.db')
   // Port 0: the server picks a free port and prints its address.
-  proc = Bun.spawn([process.execPath, 'server/main.ts', 'serve', '--port', '0', '--db', db], {
-    cwd: ROOT,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  url = await listeningUrl(proc.stdout)
+  server = await startServe(['--port', '0', '--db', db])
+  url = server.url
   for (let i = 0; i < 50; i++) {
     const ready = await fetch(`${url}/.well-known/jwks.json`).catch(() => null)
     if (ready?.status === 200) break
@@ -54,14 +22,15 @@ beforeAll(async () => {
   }
 })
 afterAll(() => {
-  if (proc.exitCode === null) proc.kill('SIGKILL')
+  if (server.proc.exitCode === null) server.proc.kill('SIGKILL')
   rmSync(dir, { recursive: true, force: true })
 })
 
 describe('api-server serve', () => {
-  it('listens on a loopback address and says what to do next', () => {
+  it('listens on a loopback address and says what to do next on stderr, not stdout', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(output).toContain('npm run -s api -- login')
+    expect(server.stderr()).toContain('npm run -s api -- login')
+    expect(server.stdout()).not.toContain('listening')
   })
 
   it('issues a token to a client created with the admin CLI while it runs', async () => {
@@ -94,10 +63,13 @@ describe('api-server serve', () => {
     expect(JSON.parse(await runOk(['backup', target, '--json'], db))).toEqual({ file: target })
   })
 
-  it('exits 0 on SIGTERM', async () => {
-    proc.kill('SIGTERM')
-    expect(await proc.exited).toBe(0)
-    expect(await new Response(proc.stderr).text()).toBe('')
+  it('exits 0 on SIGTERM, with no error on stderr', async () => {
+    expect(await server.stop()).toBe(0)
+    expect(server.stderr()).not.toMatch(/error|warn/i)
+    // Standard output is the JSON log, one object a line, and nothing else.
+    const lines = server.stdout().trimEnd().split('\n')
+    expect(lines.map((line) => typeof JSON.parse(line))).toEqual(lines.map(() => 'object'))
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ msg: 'stopped' })
     expect(await fetch(`${url}/.well-known/jwks.json`).catch(() => 'refused')).toBe('refused')
   })
 })

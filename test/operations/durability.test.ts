@@ -26,7 +26,8 @@ async function listeningLine(args: string[], env: Record<string, string> = {}): 
     env: { ...process.env, ...env },
   })
   try {
-    const reader = proc.stdout.getReader()
+    // The line for people is on stderr; stdout has the JSON log only.
+    const reader = proc.stderr.getReader()
     let output = ''
     const deadline = Date.now() + 15_000
     while (Date.now() < deadline) {

@@ -1,0 +1,64 @@
+/**
+ * The shape of an `api-server` command line: global flags may come before the command
+ * (`api-server --db X migrate`), and `serve` is the command when none is named.
+ */
+
+/** The actions of the commands that take one, for their `--help` and their errors. */
+export const ACTIONS: Record<string, { usage: string; description: string }[]> = {
+  org: [{ usage: 'org create --name N', description: 'Create an organization' }],
+  user: [
+    {
+      usage: 'user create --org ORG --email E --name N --role R --password P',
+      description: 'Create a user who can log in (role: admin, member or viewer)',
+    },
+  ],
+  client: [
+    {
+      usage:
+        'client create --name N --org ORG [--public] [--redirect-uri URI]... [--grant-types a,b] [--scope "s1 s2"]',
+      description: 'Register an OAuth client',
+    },
+  ],
+  keys: [
+    {
+      usage: 'keys rotate',
+      description: 'Add a new signing key; older keys stay published until their tokens expire',
+    },
+  ],
+}
+
+/** The one-line reason for an action a command does not have. */
+export function unknownAction(command: string, action: string): string {
+  const known = ACTIONS[command]?.map((a) => a.usage) ?? []
+  return `unknown action "${command} ${action}" (try: ${known.join('; ')})`
+}
+
+/** The help section listing a command's actions (`api-server org --help`). */
+export function actionsSection(command: string | undefined): { title: string; body: string } | undefined {
+  const actions = command === undefined ? undefined : ACTIONS[command]
+  if (!actions) return undefined
+  return {
+    title: 'Actions',
+    body: actions.map((a) => `  $ api-server ${a.usage}\n      ${a.description}`).join('\n'),
+  }
+}
+
+const INFO_FLAGS = new Set(['-h', '--help', '-v', '--version'])
+
+/**
+ * The argv with the command first: the first word that is not a flag or a flag's value is the
+ * command, and the flags before it go after it. Without one it is `serve`, unless help or the
+ * version is asked for. `takesValue` says which flags consume the next word.
+ */
+export function commandFirst(argv: string[], takesValue: (flag: string) => boolean): string[] {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') break
+    if (arg.startsWith('-')) {
+      if (!arg.includes('=') && takesValue(arg)) i++
+      continue
+    }
+    return [arg, ...argv.slice(0, i), ...argv.slice(i + 1)]
+  }
+  return argv.some((arg) => INFO_FLAGS.has(arg)) ? argv : ['serve', ...argv]
+}

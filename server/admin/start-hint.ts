@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs'
+import { basename, dirname, join, relative } from 'node:path'
+
+/** How the operator runs the two programs, to name them in hints as they would type them. */
+export interface Invocation {
+  /** `api-server` as typed: `npm run -s api-server --`, `dist/api-server`, `api-server`. */
+  server: string
+  /** The command-line client the same way: `npm run -s api --`, `dist/api`, `api`. */
+  cli: string
+  /** From a checkout: then `npm run build` makes the executables. */
+  fromSource: boolean
+}
+
+/** A word as a POSIX shell reads it back. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
+/**
+ * How this process was started. A compiled executable is named by its path relative to the
+ * working directory (`dist/api-server`), or by its bare name when it is the one on the PATH; the
+ * client is the `api` beside it. Run by Bun from a checkout, both are npm scripts.
+ */
+export function invocation(
+  execPath = process.execPath,
+  cwd = process.cwd(),
+  which: (name: string) => string | null = Bun.which,
+): Invocation {
+  const compiled = !/^bun(\.exe)?$/.test(basename(execPath))
+  if (!compiled) return { server: 'npm run -s api-server --', cli: 'npm run -s api --', fromSource: true }
+  const name = basename(execPath)
+  const onPath = which(name) === execPath
+  const server = onPath ? name : pathWord(relative(cwd, execPath))
+  const sibling = join(dirname(execPath), 'api')
+  const cli = onPath || !existsSync(sibling) ? 'api' : pathWord(relative(cwd, sibling))
+  return { server, cli, fromSource: false }
+}
+
+/** A relative path a shell runs as a program (`./api`, not `api`, for one in this directory). */
+function pathWord(path: string): string {
+  return shellWord(path.includes('/') ? path : `./${path}`)
+}
+
+export interface StartState {
+  /** The server's URL as clients reach it. */
+  url: string
+  /** The `--db` value, and whether it is the default one (then the steps need no `--db`). */
+  db: string
+  defaultDb: boolean
+  /** Whether the database holds an organization yet. */
+  hasOrg: boolean
+}
+
+/**
+ * The lines `serve` prints for people once listening: how to log in, and on a database with no
+ * organization the admin steps that make one, a user and a client first.
+ */
+export function startHint(run: Invocation, state: StartState): string[] {
+  const apiUrl = state.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${state.url} `
+  const login = run.fromSource
+    ? `${apiUrl}${run.cli} login   (or ${apiUrl}dist/api login after npm run build)`
+    : `${apiUrl}${run.cli} login`
+  if (state.hasOrg) return [`Next, in another terminal: ${login}`]
+  if (state.db === ':memory:') {
+    return [
+      'The database (:memory:) has no organization, and admin commands cannot reach a database in memory:',
+      `restart with --demo for the demo data, or with --db FILE and create one with ${run.server} org create.`,
+    ]
+  }
+  const db = state.defaultDb ? '' : ` --db ${shellWord(state.db)}`
+  const admin = `${run.server}${db}`
+  return [
+    `The database has no organization yet. In another terminal, create one, a user who can log in and a client for a service (or load demo data: ${admin} seed):`,
+    `  ${admin} org create --name Acme`,
+    `  ${admin} user create --org Acme --email you@example.com --name 'Your Name' --role admin --password 'a long passphrase'`,
+    `  ${admin} client create --name my-service --org Acme`,
+    `Then log in: ${login}`,
+  ]
+}

@@ -1,0 +1,115 @@
+/**
+ * The executables of `npm run build` (scripts/build.ts), compiled into a temporary directory and
+ * run with no checkout around them: the version compiled in, global flags, a start-up hint naming
+ * the binaries as the operator typed them, and HTTPS between the compiled server and client.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
+import { ROOT, startServe } from './run.ts'
+
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string
+
+let dir: string
+let bin: string
+let certs: TestCertificates
+
+/** Runs a compiled executable with only the PATH of the system (and `path` in front, when given). */
+async function exec(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const child = Bun.spawn(argv, {
+    cwd: options.cwd ?? dir,
+    env: { PATH: '/usr/bin:/bin', HOME: dir, ...options.env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
+  return { status, stdout, stderr }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'api-compiled-'))
+  bin = join(dir, 'bin')
+  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--outdir', bin], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  if (build.exitCode !== 0) throw new Error(`the build failed: ${build.stderr.toString()}`)
+  certs = makeTestCertificates()
+}, 120_000)
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+  rmSync(certs.dir, { recursive: true, force: true })
+})
+
+describe('dist/api-server, compiled', () => {
+  it('prints the version of package.json', async () => {
+    expect(await exec([join(bin, 'api-server'), '--version'])).toEqual({
+      status: 0,
+      stdout: `api-server ${VERSION}\n`,
+      stderr: '',
+    })
+  })
+
+  it('takes global flags before the command', async () => {
+    const run = await exec([join(bin, 'api-server'), '--db', join(dir, 'flags.db'), '--json', 'migrate'])
+    expect(run.status).toBe(0)
+    expect(JSON.parse(run.stdout).version).toBeGreaterThan(0)
+  })
+
+  it('names itself and the client as typed from the working directory: bin/api-server, bin/api', async () => {
+    const db = join(dir, 'hint.db')
+    const server = await startServe(['--port', '0', '--db', db], { command: ['bin/api-server'], cwd: dir })
+    expect(await server.stop()).toBe(0)
+    expect(server.stderr()).toContain(`  bin/api-server --db ${db} org create --name`)
+    expect(server.stderr()).toContain(`Then log in: API_URL=${server.url} bin/api login\n`)
+    expect(server.stderr()).not.toContain('npm run')
+  })
+
+  it('names them bare when they are the ones on the PATH', async () => {
+    const db = join(dir, 'on-path.db')
+    const server = await startServe(['--port', '0', '--db', db], {
+      command: ['api-server'],
+      cwd: dir,
+      env: { PATH: `${bin}:/usr/bin:/bin` },
+    })
+    expect(await server.stop()).toBe(0)
+    expect(server.stderr()).toContain(`  api-server --db ${db} user create --org`)
+    expect(server.stderr()).toContain(`Then log in: API_URL=${server.url} api login\n`)
+  })
+
+  it('serves HTTPS to the compiled client, which trusts the private CA of API_CA_CERT', async () => {
+    const db = join(dir, 'tls.db')
+    const work = join(dir, 'tls')
+    mkdirSync(work)
+    const admin = (...args: string[]) => exec([join(bin, 'api-server'), '--db', db, '--json', ...args])
+    const org = JSON.parse((await admin('org', 'create', '--name', 'Acme')).stdout).id
+    const client = JSON.parse((await admin('client', 'create', '--name', 'ci', '--org', org)).stdout)
+    const server = await startServe(
+      ['--port', '0', '--db', db, '--tls-cert', certs.cert, '--tls-key', certs.key],
+      { command: [join(bin, 'api-server')] },
+    )
+    try {
+      expect(server.url).toStartWith('https://')
+      const env = {
+        API_URL: server.url,
+        API_CA_CERT: certs.caCert,
+        API_CLIENT_ID: client.client_id,
+        API_CLIENT_SECRET: client.client_secret,
+        XDG_CONFIG_HOME: work,
+      }
+      expect((await exec([join(bin, 'api'), 'login', '--client-credentials'], { env })).status).toBe(0)
+      const listed = await exec([join(bin, 'api'), 'list', 'orders'], { env })
+      expect(listed).toEqual({ status: 0, stdout: '[]\n', stderr: '' })
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+})

@@ -1,0 +1,272 @@
+/**
+ * HTTPS served by `api-server serve` itself (docs/operations.md, "HTTPS"): the contract's refusal
+ * of plain HTTP beyond loopback, certificate and key files checked at start, HSTS, an https
+ * issuer, and the CLI trusting a private CA through API_CA_CERT. Certificates come from openssl.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BUN, CLI } from '../cli/harness.ts'
+import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
+import { RUNNER_UID, runAdmin, runOk, type ServeProcess, startServe } from './run.ts'
+
+let certs: TestCertificates
+let dir: string
+let n = 0
+const newDb = () => join(dir, `tls-${++n}.db`)
+
+beforeAll(() => {
+  certs = makeTestCertificates()
+  dir = mkdtempSync(join(tmpdir(), 'api-tls-db-'))
+})
+afterAll(() => {
+  rmSync(certs.dir, { recursive: true, force: true })
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A run that must end at once: a server that starts instead would serve until killed. */
+const runServe = (args: string[], db: string, env: Record<string, string | undefined> = {}) =>
+  runAdmin(['serve', '--port', '0', ...args], db, { timeoutMs: 15_000, env })
+
+/** One line on stderr, nothing on stdout, and no database made: it refused before starting. */
+function expectRefusedBeforeStart(run: { stdout: string; stderr: string }, db: string): string {
+  expect(run.stdout).toBe('')
+  expect(run.stderr).toEndWith('\n')
+  expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
+  expect(existsSync(db)).toBe(false)
+  return run.stderr
+}
+
+describe('api-server serve without TLS beyond loopback (bearer tokens travel over HTTPS only)', () => {
+  it.each(['0.0.0.0', '::', '192.0.2.10'])(
+    'refuses --host %s without --tls-cert, --trust-proxy or --insecure-http: exit 2, one line naming the ways out',
+    async (host) => {
+      const db = newDb()
+      const run = await runServe(['--host', host], db)
+      expect(run.status).toBe(2)
+      const line = expectRefusedBeforeStart(run, db)
+      expect(line).toStartWith(`api-server: refusing to serve plain HTTP on ${host}: `)
+      for (const flag of ['--tls-cert', '--tls-key', '--trust-proxy', '--insecure-http'])
+        expect(line).toContain(flag)
+    },
+  )
+
+  it('refuses a HOST from the environment just the same', async () => {
+    const db = newDb()
+    const run = await runServe([], db, { HOST: '0.0.0.0' })
+    expect(run.status).toBe(2)
+    expect(expectRefusedBeforeStart(run, db)).toStartWith(
+      'api-server: refusing to serve plain HTTP on 0.0.0.0',
+    )
+  })
+
+  it('serves plain HTTP on 0.0.0.0 with --insecure-http, and warns about it on stderr', async () => {
+    const server = await startServe(['--host', '0.0.0.0', '--port', '0', '--insecure-http', '--db', newDb()])
+    try {
+      expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/)
+      expect(server.stderr()).toContain('warning: plain HTTP on 0.0.0.0 (--insecure-http)')
+      const port = new URL(server.url).port
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+
+  it('serves on 0.0.0.0 with --trust-proxy (a proxy in front terminates TLS), warning without --base-url', async () => {
+    const server = await startServe(['--host', '0.0.0.0', '--port', '0', '--trust-proxy', '--db', newDb()])
+    try {
+      expect(server.stderr()).toContain('warning: --trust-proxy without --base-url')
+      const port = new URL(server.url).port
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+})
+
+describe('api-server serve with a certificate or key it cannot use', () => {
+  const cases: [string, () => { args: string[]; env?: Record<string, string> }, RegExp][] = [
+    [
+      'a certificate file that does not exist',
+      () => ({ args: ['--tls-cert', join(certs.dir, 'nothing.pem'), '--tls-key', certs.key] }),
+      /^api-server: the TLS certificate \S+\/nothing\.pem does not exist$/,
+    ],
+    [
+      'a key file that does not exist (API_TLS_KEY)',
+      () => ({ args: [], env: { API_TLS_CERT: certs.cert, API_TLS_KEY: join(certs.dir, 'nothing.key') } }),
+      /^api-server: the TLS key \S+\/nothing\.key does not exist$/,
+    ],
+    [
+      'a certificate file that is not a certificate (a key)',
+      () => ({ args: ['--tls-cert', certs.otherKey, '--tls-key', certs.key] }),
+      /^api-server: the TLS certificate \S+\/other\.key is not a PEM certificate$/,
+    ],
+    [
+      'a key file that is not a key (a certificate)',
+      () => ({ args: ['--tls-cert', certs.cert, '--tls-key', certs.caCert] }),
+      /^api-server: the TLS key \S+\/ca\.pem is not an unencrypted PEM private key$/,
+    ],
+    [
+      "a key that is not the certificate's",
+      () => ({ args: ['--tls-cert', certs.cert, '--tls-key', certs.otherKey] }),
+      /^api-server: the TLS key \S+\/other\.key does not belong to the certificate \S+\/server\.pem$/,
+    ],
+  ]
+
+  it.each(cases)('fails at start on %s: exit 1, one line naming the file', async (_, given, reason) => {
+    const db = newDb()
+    const { args, env } = given()
+    const run = await runServe(args, db, env)
+    expect(run.status).toBe(1)
+    expect(expectRefusedBeforeStart(run, db).trimEnd()).toMatch(reason)
+  })
+
+  it('fails at start on a key file it may not read: exit 1, one line naming the file', async () => {
+    const key = join(dir, 'unreadable.key')
+    copyFileSync(certs.key, key)
+    chmodSync(key, 0o000)
+    const cert = join(dir, 'readable.pem')
+    copyFileSync(certs.cert, cert)
+    chmodSync(cert, 0o644)
+    chmodSync(dir, 0o777)
+    const db = newDb()
+    const run = await runAdmin(['serve', '--port', '0', '--tls-cert', cert, '--tls-key', key], db, {
+      unprivileged: true,
+      timeoutMs: 15_000,
+    })
+    expect(RUNNER_UID).not.toBe(0)
+    expect(run.status).toBe(1)
+    expect(expectRefusedBeforeStart(run, db)).toBe(
+      `api-server: the TLS key ${key} cannot be read (permission denied)\n`,
+    )
+  })
+
+  it('exits 2 on --tls-cert without --tls-key, and the other way round', async () => {
+    for (const args of [
+      ['--tls-cert', 'cert.pem'],
+      ['--tls-key', 'key.pem'],
+    ]) {
+      const db = newDb()
+      const run = await runServe(args, db)
+      expect(run.status).toBe(2)
+      expect(expectRefusedBeforeStart(run, db)).toBe(
+        'api-server: --tls-cert and --tls-key go together (env API_TLS_CERT, API_TLS_KEY)\n',
+      )
+    }
+  })
+})
+
+describe('api-server serve --tls-cert --tls-key', () => {
+  let server: ServeProcess
+  let db: string
+  const trusted = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, { ...init, tls: { ca: readFileSync(certs.caCert, 'utf8') } })
+
+  beforeAll(async () => {
+    db = newDb()
+    server = await startServe(['--port', '0', '--db', db, '--tls-cert', certs.cert, '--tls-key', certs.key])
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('listens on https and says so', () => {
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+  })
+
+  it('sends Strict-Transport-Security on every response: a page, an error, a preflight, the metadata', async () => {
+    for (const [path, method, status] of [
+      ['/docs', 'GET', 200],
+      ['/api/v1/orders', 'GET', 401],
+      ['/oauth/token', 'OPTIONS', 204],
+      ['/.well-known/oauth-authorization-server', 'GET', 200],
+    ] as const) {
+      const response = await trusted(path, { method })
+      expect([path, response.status]).toEqual([path, status])
+      expect(response.headers.get('strict-transport-security')).toBe('max-age=31536000')
+    }
+  })
+
+  it('is the https issuer of its OAuth metadata, every endpoint https', async () => {
+    const metadata = (await (await trusted('/.well-known/oauth-authorization-server')).json()) as Record<
+      string,
+      unknown
+    >
+    expect(metadata.issuer).toBe(server.url)
+    for (const [name, value] of Object.entries(metadata)) {
+      if (name.endsWith('_endpoint') || name === 'jwks_uri') expect(value).toStartWith(`${server.url}/`)
+    }
+  })
+
+  it('does not answer plain HTTP on its port', async () => {
+    const plain = await fetch(`${server.url.replace('https:', 'http:')}/healthz`).then(
+      (r) => r.status,
+      () => 'refused',
+    )
+    expect(plain).not.toBe(200)
+  })
+
+  describe('the CLI over HTTPS', () => {
+    let env: Record<string, string>
+    const cli = async (argv: string[], extra: Record<string, string | undefined> = {}) => {
+      const child = Bun.spawn([BUN, CLI, ...argv], {
+        env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME, ...env, ...extra },
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ])
+      return { code, stdout, stderr }
+    }
+
+    beforeAll(async () => {
+      const org = JSON.parse(await runOk(['org', 'create', '--name', 'Secure', '--json'], db)).id as string
+      const client = JSON.parse(await runOk(['client', 'create', '--name', 'ci', '--org', org, '--json'], db))
+      env = {
+        API_URL: server.url,
+        API_CA_CERT: certs.caCert,
+        API_CLIENT_ID: client.client_id,
+        API_CLIENT_SECRET: client.client_secret,
+        XDG_CONFIG_HOME: mkdtempSync(join(dir, 'config-')),
+      }
+    })
+
+    it('trusts the private CA of API_CA_CERT: logs in with client credentials, creates and lists', async () => {
+      const login = await cli(['login', '--client-credentials'])
+      expect(login).toMatchObject({ code: 0, stdout: '' })
+      expect(login.stderr).toStartWith(`Logged in to ${server.url}`)
+      const created = await cli(['create', 'products', 'name=Lamp', 'sku=L-1', 'price:=1999', 'currency=EUR'])
+      expect(created.code).toBe(0)
+      const listed = await cli(['list', 'products'])
+      expect(listed).toMatchObject({ code: 0, stderr: '' })
+      expect((JSON.parse(listed.stdout) as { sku: string }[]).map((p) => p.sku)).toEqual(['L-1'])
+    })
+
+    it('refuses the server without API_CA_CERT: its certificate is not trusted', async () => {
+      const fresh = mkdtempSync(join(dir, 'config-'))
+      const run = await cli(['login', '--client-credentials'], {
+        API_CA_CERT: undefined,
+        XDG_CONFIG_HOME: fresh,
+      })
+      expect(run.code).not.toBe(0)
+      expect(run.stdout).toBe('')
+      expect(run.stderr).toMatch(/certificate/i)
+    })
+
+    it('says which file when API_CA_CERT cannot be read', async () => {
+      const missing = join(dir, 'no-ca.pem')
+      const fresh = mkdtempSync(join(dir, 'config-'))
+      const run = await cli(['login', '--client-credentials'], {
+        API_CA_CERT: missing,
+        XDG_CONFIG_HOME: fresh,
+      })
+      expect(run.code).not.toBe(0)
+      expect(run.stderr).toContain(`API_CA_CERT ${missing}`)
+    })
+  })
+})
