@@ -39,15 +39,15 @@ export function fillDatabase(db: Database): void {
   for (let n = 0; n < ORGS; n++) {
     const org = createOrg(db, `Bench Org ${n + 1}`)
     const principal = systemPrincipal(org.id)
-    db.transaction(() => {
-      const user = createRecord(ctx, principal, users, {
+    db.transaction(async () => {
+      const user = await createRecord(ctx, principal, users, {
         name: `Owner ${n + 1}`,
         email: `owner${n + 1}@bench.example`,
         role: 'admin',
       })
       for (let i = 0; i < ORDERS_PER_ORG; i++) {
         tick++
-        createRecord(ctx, principal, orders, {
+        await createRecord(ctx, principal, orders, {
           userId: user.id,
           status: ORDER_STATUSES[i % ORDER_STATUSES.length],
           amount: 100 + ((i * 7919) % 100_000),

@@ -60,7 +60,7 @@ async function profileChild(key: Key): Promise<void> {
   console.log(`${key}: ${us.toFixed(1)} µs per request in process (no socket)`)
 }
 
-function profileEndpoint(key: Key): void {
+async function profileEndpoint(key: Key): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'))
   try {
     const child = Bun.spawnSync([BUN, '--cpu-prof', `--cpu-prof-dir=${dir}`, 'bench/profile.ts', key], {
@@ -79,8 +79,8 @@ function profileEndpoint(key: Key): void {
       for (const s of product.slice(0, SHOWN))
         console.log(`  ${(s.share * 100).toFixed(1).padStart(5)}%  ${s.name}`)
     }
-    show('inclusive (with callees)', inclusive)
-    show('self', self)
+    await show('inclusive (with callees)', inclusive)
+    await show('self', self)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -90,5 +90,5 @@ const key = process.argv[2]
 if (key === 'list' || key === 'get') await profileChild(key)
 else {
   ensureDatabase(join(ROOT, DATABASE_FILE), (line) => console.log(`profile: ${line}`))
-  for (const k of ['list', 'get'] as const) profileEndpoint(k)
+  for (const k of ['list', 'get'] as const) await profileEndpoint(k)
 }

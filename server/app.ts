@@ -106,7 +106,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const engine: EngineContext = {
     store,
     clock,
-    cursors: new CursorCodec(store.settings.instanceSecret('cursor_key')),
+    cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
   }
 
   const app = new Elysia()
@@ -116,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     .get('/.well-known/jwks.json', async () =>
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
-  mountOAuth(app, createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }))
+  mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }))
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version })
     const openApi = JSON.stringify(openApiDocument({ version, baseUrl }))

@@ -46,10 +46,10 @@ function databasePath(path: string): string {
 async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>): Promise<T> {
   const store = openStore(path)
   try {
-    store.migrate()
+    await store.migrate()
     return await run(store)
   } finally {
-    store.close()
+    await store.close()
   }
 }
 
@@ -198,7 +198,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         process.off('SIGINT', onSignal)
         throw error
       })
-      const state = { url: server.url, db, defaultDb: db === DEFAULT_DB, hasOrg: server.hasOrganization() }
+      const state = {
+        url: server.url,
+        db,
+        defaultDb: db === DEFAULT_DB,
+        hasOrg: await server.hasOrganization(),
+      }
       for (const line of startHint(invocation(), state)) io.err(line)
       await signalled.promise
       await server.stop()
@@ -280,10 +285,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (isPublic && grantTypes.includes('client_credentials')) {
         throw new UsageError('a public client cannot use client_credentials')
       }
-      const { client, secret } = await withStore(dbOf(options), (store) =>
+      const { client, secret } = await withStore(dbOf(options), async (store) =>
         store.clients.create({
           name,
-          orgId: requireOrg(store, required(options, 'org')).id,
+          orgId: (await requireOrg(store, required(options, 'org'))).id,
           public: isPublic,
           redirectUris,
           grantTypes: grantTypes.length > 0 ? (grantTypes as GrantType[]) : undefined,

@@ -54,7 +54,7 @@ export interface RunningServer {
   url: string
   port: number
   /** Whether the database holds an organization yet (the start-up hint says how to make one). */
-  hasOrganization: () => boolean
+  hasOrganization: () => Promise<boolean>
   stop: () => Promise<void>
 }
 
@@ -65,7 +65,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const scheme = tls ? 'https' : 'http'
   const trustProxy = options.trustProxy ?? false
   const store = openStore(options.db, options.durability)
-  store.migrate()
+  await store.migrate()
   await options.prepare?.(store)
   // The port is only known after listening when 0 was asked for; the issuer follows it.
   let baseUrl = options.baseUrl
@@ -136,12 +136,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const deadline = Date.now() + DRAIN_TIMEOUT_MS
       while ((app?.inFlight() ?? 0) > 0 && Date.now() < deadline) await Bun.sleep(10)
       try {
-        store.checkpoint()
+        await store.checkpoint()
       } catch (error) {
         // Another connection (an admin command) may hold the database; its WAL is kept, not lost.
         logger.log('warn', 'checkpoint skipped', { reason: (error as Error).message })
       }
-      store.close()
+      await store.close()
       logger.log('info', 'stopped')
     },
   }

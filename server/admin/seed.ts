@@ -5,6 +5,7 @@ import { posts } from '../../shared/resources/posts.ts'
 import { products } from '../../shared/resources/products.ts'
 import { createRecord } from '../resources/writes.ts'
 import type { Tx } from '../store/store.ts'
+import type { Entity } from '../store/types.ts'
 import { systemPrincipal } from './system.ts'
 import { AdminConflictError, adminEngine, createUser } from './users.ts'
 
@@ -38,43 +39,47 @@ export interface SeedResult {
 
 /** Loads the demo data once; a second run finds it and changes nothing. */
 export async function seed(store: Tx): Promise<SeedResult> {
-  const acme = store.orgs.find('Acme')
-  if (acme && !store.users.exists(acme.id, DEMO_USERS[0].email)) {
+  const acme = await store.orgs.find('Acme')
+  if (acme && !(await store.users.exists(acme.id, DEMO_USERS[0].email))) {
     throw new AdminConflictError(
       'an organization named Acme exists without the demo data; seed a fresh database',
     )
   }
   if (acme) {
-    const orgs = ['Acme', 'Globex'].map((name) => store.orgs.find(name)).filter((o) => o !== null)
+    const found = await Promise.all(['Acme', 'Globex'].map((name) => store.orgs.find(name)))
+    const orgs = found.filter((o) => o !== null)
     return { created: false, orgs, users: [...DEMO_USERS] }
   }
-  const orgs = [store.orgs.create('Acme'), store.orgs.create('Globex')]
+  const orgs = [await store.orgs.create('Acme'), await store.orgs.create('Globex')]
   const userIds = new Map<string, string>()
   for (const user of DEMO_USERS) userIds.set(user.email, (await createUser(store, user)).id)
-  store.transaction((tx) => {
+  await store.transaction(async (tx) => {
     const engine = adminEngine(tx)
     for (const [n, org] of orgs.entries()) {
       const principal = systemPrincipal(org.id)
       const owner = userIds.get(DEMO_USERS.find((u) => u.org === org.name)!.email)!
-      const catalog = ['Widget', 'Gadget', 'Gizmo', 'Doohickey', 'Sprocket'].map((name, i) =>
-        createRecord(engine, principal, products, {
-          name: `${name} ${n === 0 ? 'Pro' : 'Lite'}`,
-          sku: `${name.slice(0, 3).toUpperCase()}-${100 + i}`,
-          description: `A ${name.toLowerCase()} for everyday use.`,
-          price: 500 + i * 250,
-          currency: 'EUR',
-        }),
-      )
+      const catalog: Entity[] = []
+      for (const [i, name] of ['Widget', 'Gadget', 'Gizmo', 'Doohickey', 'Sprocket'].entries()) {
+        catalog.push(
+          await createRecord(engine, principal, products, {
+            name: `${name} ${n === 0 ? 'Pro' : 'Lite'}`,
+            sku: `${name.slice(0, 3).toUpperCase()}-${100 + i}`,
+            description: `A ${name.toLowerCase()} for everyday use.`,
+            price: 500 + i * 250,
+            currency: 'EUR',
+          }),
+        )
+      }
       for (let i = 0; i < 12; i++) {
         const product = catalog[i % catalog.length]!
         const quantity = (i % 3) + 1
-        const order = createRecord(engine, principal, orders, {
+        const order = await createRecord(engine, principal, orders, {
           userId: owner,
           status: STATUSES[i % STATUSES.length],
           amount: (product.price as number) * quantity,
           currency: 'EUR',
         })
-        createRecord(
+        await createRecord(
           engine,
           principal,
           lineItems,
@@ -83,13 +88,13 @@ export async function seed(store: Tx): Promise<SeedResult> {
         )
       }
       for (let i = 0; i < 3; i++) {
-        const post = createRecord(engine, principal, posts, {
+        const post = await createRecord(engine, principal, posts, {
           authorId: owner,
           title: `${org.name} update #${i + 1}`,
           body: `News from ${org.name}: release ${i + 1} is out.`,
           published: i < 2,
         })
-        createRecord(
+        await createRecord(
           engine,
           principal,
           comments,

@@ -23,8 +23,8 @@ export function adminEngine(store: Tx): EngineContext {
   return { store, clock: Date.now, cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))) }
 }
 
-export function requireOrg(store: Tx, org: string) {
-  const found = store.orgs.find(org)
+export async function requireOrg(store: Tx, org: string) {
+  const found = await store.orgs.find(org)
   if (!found) throw new AdminInputError(`no organization ${JSON.stringify(org)} (give its id or exact name)`)
   return found
 }
@@ -34,20 +34,20 @@ export async function createUser(
   store: Tx,
   input: { org: string; email: string; name: string; role: string; password: string },
 ): Promise<{ id: string; orgId: string }> {
-  const org = requireOrg(store, input.org)
+  const org = await requireOrg(store, input.org)
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new AdminInputError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
   }
   // argon2id via Bun.password; hashed before the write so the transaction stays short.
   const hash = await Bun.password.hash(input.password, { algorithm: 'argon2id' })
   try {
-    const id = store.transaction((tx) => {
-      const user = createRecord(adminEngine(tx), systemPrincipal(org.id), users, {
+    const id = await store.transaction(async (tx) => {
+      const user = await createRecord(adminEngine(tx), systemPrincipal(org.id), users, {
         name: input.name,
         email: input.email,
         role: input.role,
       })
-      tx.users.setPasswordHash(user.id as string, hash)
+      await tx.users.setPasswordHash(user.id as string, hash)
       return user.id as string
     })
     return { id, orgId: org.id }

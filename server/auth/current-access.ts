@@ -18,14 +18,14 @@ function cappedByRole(principal: Principal, role: string): Principal {
 }
 
 /** What a token stands for now, read from the database: null when revoked. */
-function lookUp(store: Store, principal: Principal): Principal | null {
+async function lookUp(store: Store, principal: Principal): Promise<Principal | null> {
   if (principal.kind === 'client') {
     const jti = principal.tokenId
-    return jti !== undefined && store.revocations.isRevoked(jti) ? null : principal
+    return jti !== undefined && (await store.revocations.isRevoked(jti)) ? null : principal
   }
   // A user token without a grant is none of ours; a grant is gone with its user.
-  if (principal.grantId === undefined || !store.grants.isLive(principal.grantId)) return null
-  return cappedByRole(principal, store.users.roleOf(principal.subject) ?? '')
+  if (principal.grantId === undefined || !(await store.grants.isLive(principal.grantId))) return null
+  return cappedByRole(principal, (await store.users.roleOf(principal.subject)) ?? '')
 }
 
 /**
@@ -39,12 +39,14 @@ function lookUp(store: Store, principal: Principal): Principal | null {
  * The answer is cached per token until the database changes (any write, here at once, in another
  * process within 250 ms): requests between writes look nothing up and allocate nothing.
  */
-export function currentAccess(store: Store): (principal: Principal) => Principal | null {
+export function currentAccess(
+  store: Store,
+): (principal: Principal) => Principal | null | Promise<Principal | null> {
   const current = new StampedCache<Principal | null>(store.changes)
   return (principal) => {
     const jti = principal.tokenId
     // Every token this server issues has a jti; the cache is keyed by it.
     if (jti === undefined) return lookUp(store, principal)
-    return current.get(jti, () => lookUp(store, principal))
+    return current.getOrRead(jti, () => lookUp(store, principal))
   }
 }

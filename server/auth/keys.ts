@@ -16,7 +16,7 @@ export async function rotateKey(store: Tx): Promise<string> {
   const publicJwk = await exportJWK(publicKey)
   const kid = await calculateJwkThumbprint(publicJwk)
   const privateJwk = await exportJWK(privateKey)
-  store.settings.insertKey(
+  await store.settings.insertKey(
     kid,
     JSON.stringify({ ...privateJwk, kid }),
     JSON.stringify({ ...publicJwk, kid, alg: 'ES256', use: 'sig' }),
@@ -39,10 +39,10 @@ export class KeyRing {
   ) {}
 
   async load(): Promise<void> {
-    let rows = this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
+    let rows = await this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
     if (rows.length === 0 || rows[0]!.retired_at !== null) {
       await rotateKey(this.store)
-      rows = this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
+      rows = await this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
     }
     const verify = new Map<string, LoadedKey>()
     for (const row of rows) {

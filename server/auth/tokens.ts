@@ -30,7 +30,7 @@ export interface TokenSettings {
    * user's role caps their token's scopes as it is now: what the token stands for now, null when
    * revoked (server/auth/current-access.ts). Without it a token stands for what it was issued with.
    */
-  current?: (principal: Principal) => Principal | null
+  current?: (principal: Principal) => Principal | null | Promise<Principal | null>
 }
 
 export interface IssuedToken {
@@ -128,12 +128,12 @@ export class TokenVerifier {
   }
 
   /** The verified token as it stands now: 401 when revoked, scopes capped by the role. */
-  private now(principal: Principal): Principal {
+  private now(principal: Principal): Principal | Promise<Principal> {
     const current = this.settings.current
     if (current === undefined) return principal
     const now = current(principal)
-    if (now === null) throw unauthorized('the token has been revoked')
-    return now
+    // Synchronous while the answer is cached (docs/oauth.md): most requests never wait here.
+    return now instanceof Promise ? now.then(stillValid) : stillValid(now)
   }
 
   /** A cached principal for the header while its token has not expired. */
@@ -238,4 +238,9 @@ export function requireScope(principal: Principal, scope: string): void {
     [{ field: 'scope', message: `requires ${scope}` }],
     { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
   )
+}
+
+function stillValid(principal: Principal | null): Principal {
+  if (principal === null) throw unauthorized('the token has been revoked')
+  return principal
 }

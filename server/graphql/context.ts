@@ -40,7 +40,7 @@ export class Loaders {
     let loader = this.records.get(resource.name)
     if (!loader) {
       loader = new DataLoader(async (ids) => {
-        const found = getRecords(this.engine, this.principal(), resource, ids)
+        const found = await getRecords(this.engine, this.principal(), resource, ids)
         return ids.map((id) => found.get(id) ?? null)
       })
       this.records.set(resource.name, loader)
@@ -54,7 +54,7 @@ export class Loaders {
     let loader = this.pages.get(key)
     if (!loader) {
       loader = new DataLoader(async (parentIds) => {
-        const pages = listChildPages(this.engine, this.principal(), child, parentIds, query)
+        const pages = await listChildPages(this.engine, this.principal(), child, parentIds, query)
         return parentIds.map((id) => pages.get(id)!)
       })
       this.pages.set(key, loader)

@@ -81,19 +81,30 @@ const text = (value: unknown) => (Array.isArray(value) ? value.map(String).join(
  * (`limit` -> `first`, `cursor` -> `after`, `amount_gte` -> `amountGte`).
  */
 export function withArgumentNames<T>(resource: Resource, nested: boolean, read: () => T): T {
-  try {
-    return read()
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error
+  const renamed = (error: unknown): unknown => {
+    if (!(error instanceof ApiError)) return error
     const names = new Map(paramsOf(resource, nested).map((k) => [k.param, k.arg]))
     const rename = (field: string) => RENAMED[field] ?? names.get(field) ?? field
-    throw new ApiError(
+    return new ApiError(
       error.code,
       error.message
         .replace(/\b(limit|cursor)\b/g, (m) => RENAMED[m]!)
         .replace(/\bparameters?\b/g, (m) => m.replace('parameter', 'argument')),
       error.details.map((d) => ({ field: rename(d.field), message: d.message })),
     )
+  }
+  try {
+    const result = read()
+    // A page read from the store settles later: its errors are renamed as they arrive.
+    return (
+      result instanceof Promise
+        ? result.catch((error: unknown) => {
+            throw renamed(error)
+          })
+        : result
+    ) as T
+  } catch (error) {
+    throw renamed(error)
   }
 }
 

@@ -42,10 +42,10 @@ function queryFields(kit: TypeKit, resource: Resource, fields: Fields): void {
     type: new GraphQLNonNull(kit.connection(resource)),
     description: `A page of ${resource.name} (scope ${resource.scopes.read}).`,
     args: listArgs(kit, resource),
-    resolve: guard((_: unknown, args: Args, ctx: GraphQLContext, info) => {
+    resolve: guard(async (_: unknown, args: Args, ctx: GraphQLContext, info) => {
       const query = toListQuery(resource, args, selects(info, 'totalCount'))
       return {
-        page: withArgumentNames(resource, false, () =>
+        page: await withArgumentNames(resource, false, () =>
           listPage(ctx.engine, ctx.principal(), resource, query),
         ),
       }
@@ -100,8 +100,8 @@ function mutationFields(kit: TypeKit, resource: Resource, fields: Fields): void 
     type: new GraphQLNonNull(GraphQLID),
     description: `Deletes one ${resource.singular} and its nested records (as DELETE); returns its id.`,
     args: { id },
-    resolve: guard((_: unknown, args: Args, ctx: GraphQLContext) => {
-      deleteRecord(ctx.engine, ctx.principal(), resource, String(args.id))
+    resolve: guard(async (_: unknown, args: Args, ctx: GraphQLContext) => {
+      await deleteRecord(ctx.engine, ctx.principal(), resource, String(args.id))
       return String(args.id)
     }),
   }

@@ -126,12 +126,12 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
         type: new GraphQLNonNull(kit.connection(child)),
         description: `The ${child.name} of this ${resource.singular}.`,
         args: listArgs(kit, child, true),
-        resolve: guard((entity: Entity, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
+        resolve: guard(async (entity: Entity, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
           const query = toListQuery(child, args, selects(info, 'totalCount'), true)
           const parentId = entity.id as string
           if (args.after != null) {
             const parent = { collection: resource.name, id: parentId }
-            const page = withArgumentNames(child, true, () =>
+            const page = await withArgumentNames(child, true, () =>
               listPage(ctx.engine, ctx.principal(), child, query, parent),
             )
             return { page }

@@ -32,7 +32,10 @@ export class AuthorizationRequestError extends Error {
 }
 
 /** Checks the query of GET /oauth/authorize. */
-export function parseAuthorizationRequest(store: Tx, params: URLSearchParams): AuthorizationRequest {
+export async function parseAuthorizationRequest(
+  store: Tx,
+  params: URLSearchParams,
+): Promise<AuthorizationRequest> {
   const one = (name: string) => params.get(name) ?? undefined
   const repeated = [...new Set([...params.keys()].filter((k) => params.getAll(k).length > 1))]
   const clientId = one('client_id')
@@ -40,7 +43,7 @@ export function parseAuthorizationRequest(store: Tx, params: URLSearchParams): A
     throw new AuthorizationRequestError('The request names no application (client_id is missing).')
   if (repeated.includes('client_id') || repeated.includes('redirect_uri'))
     throw new AuthorizationRequestError('The request names more than one application or return address.')
-  const client = store.clients.find(clientId)
+  const client = await store.clients.find(clientId)
   if (!client) throw new AuthorizationRequestError('The application that sent you here is not registered.')
   const redirectUri = one('redirect_uri')
   if (!redirectUri)

@@ -72,10 +72,10 @@ const roleDenied = (ctx: OAuthContext, req: AuthorizationRequest, role: string) 
   )
 
 /** GET: the login page, or, with a valid login cookie, the consent page. */
-function show(ctx: OAuthContext, request: Request, query: string): Response {
-  const req = parseAuthorizationRequest(ctx.store, new URLSearchParams(query))
+async function show(ctx: OAuthContext, request: Request, query: string): Promise<Response> {
+  const req = await parseAuthorizationRequest(ctx.store, new URLSearchParams(query))
   const interaction = target(ctx, query, req)
-  const user = currentUser(ctx, request, interaction)
+  const user = await currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
   const { scopes, withheld } = grantable(req, user.role)
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
@@ -111,12 +111,12 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
     )
   const signed = readSignedFlow(ctx, 'authorize', 'q', form.get('request'))
   if (!signed) return messagePage(400, 'This page has expired', 'Go back to the application and start again.')
-  const req = parseAuthorizationRequest(ctx.store, new URLSearchParams(signed.flow))
+  const req = await parseAuthorizationRequest(ctx.store, new URLSearchParams(signed.flow))
   const interaction = target(ctx, signed.flow, req)
   const handled = await accountStep(ctx, request, form, interaction)
   if (handled) return handled
   if (form.get('step') !== 'consent') return messagePage(400, 'Unknown step', 'Go back and try again.')
-  const user = currentUser(ctx, request, interaction)
+  const user = await currentUser(ctx, request, interaction)
   // The answer counts only from the user the consent page was shown to, still logged in.
   if (!user || user.id !== signed.uid) return seeOther(interaction.continueUrl)
   const decision = form.get('decision')
@@ -133,7 +133,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
   const code = randomToken('ac')
   const now = ctx.clock()
-  ctx.store.codes.insert(
+  await ctx.store.codes.insert(
     code,
     {
       orgId: user.orgId,
@@ -153,7 +153,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
 export async function authorizeEndpoint(ctx: OAuthContext, request: Request): Promise<Response> {
   try {
     if (request.method === 'GET' || request.method === 'HEAD')
-      return show(ctx, request, new URL(request.url).search.slice(1))
+      return await show(ctx, request, new URL(request.url).search.slice(1))
     if (request.method === 'POST') return await submit(ctx, request)
     const response = messagePage(405, 'Method not allowed', 'This page answers GET and POST only.')
     response.headers.set('Allow', 'GET, HEAD, POST')

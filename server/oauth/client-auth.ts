@@ -31,12 +31,16 @@ function lockedOut(retryAfterS: number): OAuthError {
  * the id out: then the secret is not even compared. A success resets nothing, so a guesser
  * cannot clear the count by interleaving with the real client.
  */
-function bySecret(ctx: Pick<OAuthContext, 'store' | 'limits'>, id: string, secret: string): OAuthClient {
+async function bySecret(
+  ctx: Pick<OAuthContext, 'store' | 'limits'>,
+  id: string,
+  secret: string,
+): Promise<OAuthClient> {
   const throttle = ctx.limits.clientSecretPerClient
   const key = id.slice(0, MAX_KEY_LENGTH)
   const wait = throttle.retryAfter(key)
   if (wait > 0) throw lockedOut(wait)
-  const client = ctx.store.clients.authenticate(id, secret)
+  const client = await ctx.store.clients.authenticate(id, secret)
   if (client) return client
   throttle.fail(key)
   throw invalidClient()
@@ -64,11 +68,11 @@ function parseBasic(header: string): { id: string; secret: string } {
  * parameters (`client_secret_post`), or `client_id` alone for a public client. Using two methods
  * at once is invalid_request (RFC 6749 §2.3). Secrets are throttled per client id (`bySecret`).
  */
-export function identifyClient(
+export async function identifyClient(
   ctx: Pick<OAuthContext, 'store' | 'limits'>,
   request: Request,
   form: Map<string, string>,
-): OAuthClient {
+): Promise<OAuthClient> {
   const header = request.headers.get('authorization')
   const postSecret = form.get('client_secret')
   if (header) {
@@ -79,13 +83,13 @@ export function identifyClient(
     const formId = form.get('client_id')
     if (formId !== undefined && formId !== id)
       throw new OAuthError('invalid_request', 'client_id does not match the credentials.')
-    return bySecret(ctx, id, secret)
+    return await bySecret(ctx, id, secret)
   }
   const id = form.get('client_id')
   if (!id) throw invalidClient()
-  if (postSecret !== undefined) return bySecret(ctx, id, postSecret)
+  if (postSecret !== undefined) return await bySecret(ctx, id, postSecret)
   // A public client proves nothing by its id, so there is nothing to guess and nothing throttled.
-  const client = ctx.store.clients.find(id)
+  const client = await ctx.store.clients.find(id)
   if (!client?.public) throw invalidClient()
   return client
 }

@@ -18,14 +18,14 @@ export interface OAuthContext {
   limits: OAuthLimits
 }
 
-export function createOAuthContext(
+export async function createOAuthContext(
   options: Pick<OAuthContext, 'store' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
-): OAuthContext {
+): Promise<OAuthContext> {
   return {
     ...options,
     // One key for the login cookie and the signed hidden fields, kept in the database so that
     // every instance on it (and a restart) accepts what another one signed.
-    signer: new Signer(options.store.settings.instanceSecret('oauth_page_key'), options.clock),
+    signer: new Signer(await options.store.settings.instanceSecret('oauth_page_key'), options.clock),
     cookies: cookieNames(options.issuer),
     limits: oauthLimits(options.clock),
   }

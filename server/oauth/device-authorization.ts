@@ -13,7 +13,7 @@ export function deviceAuthorizationEndpoint(ctx: OAuthContext, request: Request)
   return oauthEndpoint(ctx, async () => {
     requirePost(request)
     const form = await readForm(request)
-    const client = identifyClient(ctx, request, form)
+    const client = await identifyClient(ctx, request, form)
     if (!client.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant.')
     const asked = parseScope(form.get('scope'))
@@ -25,7 +25,7 @@ export function deviceAuthorizationEndpoint(ctx: OAuthContext, request: Request)
     let userCode = randomUserCode()
     // 20^8 codes: a clash with a live one is rare; draw again when it happens.
     for (let tries = 0; ; tries++) {
-      const stored = ctx.store.deviceCodes.insert(
+      const stored = await ctx.store.deviceCodes.insert(
         deviceCode,
         {
           userCode,

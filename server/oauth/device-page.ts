@@ -21,12 +21,12 @@ import { intersectScope, parseScope } from './scopes.ts'
 import { csrfOk, csrfValue } from './session.ts'
 
 /** A pending device authorization and its client, or null when it cannot be approved (any more). */
-function pending(
+async function pending(
   ctx: OAuthContext,
   device: DeviceCode | null,
-): { device: DeviceCode; client: OAuthClient } | null {
+): Promise<{ device: DeviceCode; client: OAuthClient } | null> {
   if (device?.status !== 'pending' || device.expiresAt <= ctx.clock()) return null
-  const client = ctx.store.clients.find(device.clientId)
+  const client = await ctx.store.clients.find(device.clientId)
   return client ? { device, client } : null
 }
 
@@ -72,7 +72,7 @@ function codePage(
 }
 
 /** GET /device: the code form (prefilled from verification_uri_complete), then login and consent. */
-function show(ctx: OAuthContext, request: Request): Response {
+async function show(ctx: OAuthContext, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
   const done = params.get('done')
   if (done === 'approved')
@@ -87,10 +87,10 @@ function show(ctx: OAuthContext, request: Request): Response {
     return codePage(ctx, request, code ? formatUserCode(code) : typed.slice(0, 16))
   }
   const signed = readSignedFlow(ctx, 'device', 'h', flow)
-  const found = signed && pending(ctx, ctx.store.deviceCodes.findByHash(signed.flow))
+  const found = signed && (await pending(ctx, await ctx.store.deviceCodes.findByHash(signed.flow)))
   if (!found) return gone()
   const interaction = target(ctx, found.device.hash, found.client)
-  const user = currentUser(ctx, request, interaction)
+  const user = await currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
   const { scopes, withheld } = grantable(found.device, found.client, user.role)
   if (scopes.length === 0)
@@ -119,7 +119,7 @@ function show(ctx: OAuthContext, request: Request): Response {
 }
 
 /** POST step=code: looks the user code up, counting wrong ones per address (RFC 8628 §5.1). */
-function enterCode(ctx: OAuthContext, request: Request, typed: string): Response {
+async function enterCode(ctx: OAuthContext, request: Request, typed: string): Promise<Response> {
   const limit = ctx.limits.userCodePerAddress
   const address = clientAddress(request)
   const retryAfter = limit.retryAfter(address)
@@ -133,7 +133,7 @@ function enterCode(ctx: OAuthContext, request: Request, typed: string): Response
     return response
   }
   const code = normalizeUserCode(typed)
-  const found = code ? pending(ctx, ctx.store.deviceCodes.findByUserCode(code)) : null
+  const found = code ? await pending(ctx, await ctx.store.deviceCodes.findByUserCode(code)) : null
   if (!found) {
     limit.fail(address)
     return codePage(
@@ -156,20 +156,20 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
       'The form did not come from this site, or it is too old. Open the link from your device again.',
       'Cookies must be enabled for this site.',
     )
-  if (form.get('step') === 'code') return enterCode(ctx, request, form.get('user_code') ?? '')
+  if (form.get('step') === 'code') return await enterCode(ctx, request, form.get('user_code') ?? '')
   const signed = readSignedFlow(ctx, 'device', 'h', form.get('request'))
-  const found = signed && pending(ctx, ctx.store.deviceCodes.findByHash(signed.flow))
+  const found = signed && (await pending(ctx, await ctx.store.deviceCodes.findByHash(signed.flow)))
   if (!found) return gone()
   const interaction = target(ctx, found.device.hash, found.client)
   const handled = await accountStep(ctx, request, form, interaction)
   if (handled) return handled
   if (form.get('step') !== 'consent') return messagePage(400, 'Unknown step', 'Go back and try again.')
-  const user = currentUser(ctx, request, interaction)
+  const user = await currentUser(ctx, request, interaction)
   if (!user || user.id !== signed.uid) return seeOther(interaction.continueUrl)
   const now = ctx.clock()
   const { scopes } = grantable(found.device, found.client, user.role)
   const allowed = form.get('decision') === 'allow' && scopes.length > 0
-  const decided = ctx.store.deviceCodes.decide(
+  const decided = await ctx.store.deviceCodes.decide(
     found.device.hash,
     allowed
       ? { status: 'approved', orgId: user.orgId, userId: user.id, scope: scopes }
@@ -183,7 +183,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
 /** GET and POST /device: the verification page of the device flow (RFC 8628 §3.3). */
 export async function devicePage(ctx: OAuthContext, request: Request): Promise<Response> {
   try {
-    if (request.method === 'GET' || request.method === 'HEAD') return show(ctx, request)
+    if (request.method === 'GET' || request.method === 'HEAD') return await show(ctx, request)
     if (request.method === 'POST') return await submit(ctx, request)
     const response = messagePage(405, 'Method not allowed', 'This page answers GET and POST only.')
     response.headers.set('Allow', 'GET, HEAD, POST')

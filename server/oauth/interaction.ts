@@ -136,7 +136,8 @@ export async function accountStep(
     case 'choose': {
       const ids = ctx.signer.verify('accounts', form.get('accounts'))
       const chosen = form.get('account')
-      const user = chosen && Array.isArray(ids) && ids.includes(chosen) ? ctx.store.users.byId(chosen) : null
+      const user =
+        chosen && Array.isArray(ids) && ids.includes(chosen) ? await ctx.store.users.byId(chosen) : null
       if (!user || (target.orgId !== null && user.orgId !== target.orgId))
         return loginPage(ctx, request, target, {
           status: 400,

@@ -15,7 +15,7 @@ export function introspectionEndpoint(ctx: OAuthContext, request: Request): Prom
   return oauthEndpoint(ctx, async () => {
     requirePost(request)
     const form = await readForm(request)
-    const client = identifyClient(ctx, request, form)
+    const client = await identifyClient(ctx, request, form)
     if (client.public || client.orgId === null)
       throw new OAuthError('invalid_client', 'Introspection needs a confidential client.', 401, {
         'WWW-Authenticate': 'Basic realm="oauth", charset="UTF-8"',

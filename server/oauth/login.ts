@@ -33,7 +33,7 @@ export async function checkLogin(
   const { loginPerAccount, loginPerAddress } = ctx.limits
   const retryAfter = Math.max(loginPerAccount.retryAfter(account), loginPerAddress.retryAfter(address))
   if (retryAfter > 0) return { kind: 'limited', retryAfter }
-  const candidates = account === '' ? [] : ctx.store.users.byEmail(account, orgId)
+  const candidates = account === '' ? [] : await ctx.store.users.byEmail(account, orgId)
   const matches: LoginUser[] = []
   for (const user of candidates) {
     if (await Bun.password.verify(password, user.passwordHash ?? (await dummy()))) {

@@ -15,7 +15,7 @@ export function revocationEndpoint(ctx: OAuthContext, request: Request): Promise
   return oauthEndpoint(ctx, async () => {
     requirePost(request)
     const form = await readForm(request)
-    const client = identifyClient(ctx, request, form)
+    const client = await identifyClient(ctx, request, form)
     const token = form.get('token')
     if (!token) throw new OAuthError('invalid_request', 'token is required.')
     const found = await findToken(ctx, token, form.get('token_type_hint'))
@@ -24,13 +24,18 @@ export function revocationEndpoint(ctx: OAuthContext, request: Request): Promise
       new OAuthError('invalid_request', 'The token was not issued to this client, which may not revoke it.')
     if (found?.kind === 'refresh_token') {
       if (found.grant.clientId !== client.id) throw notYours()
-      ctx.store.grants.revoke(found.grant.id, now)
+      await ctx.store.grants.revoke(found.grant.id, now)
     } else if (found?.kind === 'access_token') {
       const { principal } = found
       if (principal.clientId !== client.id) throw notYours()
-      if (principal.grantId !== undefined) ctx.store.grants.revoke(principal.grantId, now)
+      if (principal.grantId !== undefined) await ctx.store.grants.revoke(principal.grantId, now)
       else if (principal.tokenId !== undefined)
-        ctx.store.revocations.revoke(principal.tokenId, principal.orgId, principal.expiresAt * 1000, now)
+        await ctx.store.revocations.revoke(
+          principal.tokenId,
+          principal.orgId,
+          principal.expiresAt * 1000,
+          now,
+        )
     }
     return new Response(null, { status: 200, headers: NO_STORE })
   })

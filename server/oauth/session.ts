@@ -52,12 +52,16 @@ export function logoutCookie(ctx: OAuthContext): string {
  * The user the login cookie names, if it is valid, the user still exists, and (for a client
  * registered to one organization) belongs to `orgId`.
  */
-export function loggedInUser(ctx: OAuthContext, request: Request, orgId: string | null): LoginUser | null {
+export async function loggedInUser(
+  ctx: OAuthContext,
+  request: Request,
+  orgId: string | null,
+): Promise<LoginUser | null> {
   const data = ctx.signer.verify('login', readCookie(request, ctx.cookies.login))
   if (typeof data !== 'object' || data === null) return null
   const uid = (data as { uid?: unknown }).uid
   if (typeof uid !== 'string') return null
-  const user = ctx.store.users.byId(uid)
+  const user = await ctx.store.users.byId(uid)
   if (!user || (orgId !== null && user.orgId !== orgId)) return null
   return user
 }

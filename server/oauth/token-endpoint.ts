@@ -69,7 +69,7 @@ export function tokenEndpoint(ctx: OAuthContext, request: Request): Promise<Resp
     const form = await readForm(request)
     const grantType = form.get('grant_type')
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.')
-    const client = identifyClient(ctx, request, form)
+    const client = await identifyClient(ctx, request, form)
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined
     if (!grant)
       throw new OAuthError('unsupported_grant_type', `The ${grantType.slice(0, 64)} grant is not supported.`)

@@ -20,10 +20,10 @@ async function accessToken(ctx: OAuthContext, token: string): Promise<FoundToken
 }
 
 /** A live refresh token: unused, unexpired, of a live grant. */
-function refreshToken(ctx: OAuthContext, token: string): FoundToken | null {
-  const record = ctx.store.grants.findRefreshToken(token)
+async function refreshToken(ctx: OAuthContext, token: string): Promise<FoundToken | null> {
+  const record = await ctx.store.grants.findRefreshToken(token)
   if (!record || record.used) return null
-  const grant = ctx.store.grants.find(record.grantId)
+  const grant = await ctx.store.grants.find(record.grantId)
   const now = ctx.clock()
   if (!grant || grant.revoked || record.expiresAt <= now || grant.expiresAt <= now) return null
   return { kind: 'refresh_token', grant, expiresAt: record.expiresAt }
@@ -38,6 +38,6 @@ export async function findToken(
   token: string,
   hint: string | undefined,
 ): Promise<FoundToken | null> {
-  if (hint === 'refresh_token') return refreshToken(ctx, token) ?? (await accessToken(ctx, token))
-  return (await accessToken(ctx, token)) ?? refreshToken(ctx, token)
+  if (hint === 'refresh_token') return (await refreshToken(ctx, token)) ?? (await accessToken(ctx, token))
+  return (await accessToken(ctx, token)) ?? (await refreshToken(ctx, token))
 }

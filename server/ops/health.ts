@@ -10,10 +10,10 @@ const NO_STORE = { 'Cache-Control': 'no-store' }
  */
 export function mountHealth(app: AnyElysia, store: Store, draining: () => boolean): void {
   app.get('/healthz', () => json(200, { status: 'ok' }, NO_STORE))
-  app.get('/readyz', () => {
+  app.get('/readyz', async () => {
     if (draining()) return json(503, { status: 'unavailable', reason: 'shutting down' }, NO_STORE)
     try {
-      store.ping()
+      await store.ping()
       return json(200, { status: 'ok' }, NO_STORE)
     } catch {
       return json(503, { status: 'unavailable', reason: 'the database does not answer' }, NO_STORE)

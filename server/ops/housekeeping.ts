@@ -21,16 +21,16 @@ const HOUSEKEEPING_DEFAULTS: HousekeepingOptions = {
  * transaction, so the writer lock is never held long). A kind that fails is logged and skipped;
  * the others still run. Returns how many rows of each kind were deleted.
  */
-export function runHousekeeping(
+export async function runHousekeeping(
   store: Store,
   now: number,
   limit: number,
   logger: Logger,
-): Record<string, number> {
+): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {}
   for (const kind of EXPIRING_KINDS) {
     try {
-      const count = store.purgeExpired(kind, now, limit)
+      const count = await store.purgeExpired(kind, now, limit)
       if (count > 0) deleted[kind] = count
     } catch (error) {
       logger.error(error, { job: 'housekeeping', kind })
@@ -57,10 +57,10 @@ export function startHousekeeping(
     timer = setTimeout(run, ms)
     timer.unref()
   }
-  const run = () => {
+  const run = async () => {
     try {
       const started = clock()
-      const deleted = runHousekeeping(store, started, limit, logger)
+      const deleted = await runHousekeeping(store, started, limit, logger)
       if (Object.keys(deleted).length > 0)
         logger.log('info', 'housekeeping', { deleted, durationMs: clock() - started })
     } catch (error) {

@@ -17,7 +17,7 @@ import {
   type ParsedQuery,
   parseQuery,
   runQuery,
-  unprocessableContent,
+  unprocessableWhileRunning,
 } from './run.ts'
 import { forgetQuery, queryPath, resultTokenHash, shouldTouch, storeQuery, storeResult } from './stored.ts'
 import { type QueryTarget, targetOfPath } from './target.ts'
@@ -47,16 +47,22 @@ export function queryHandler(
     const target = targetOf(params)
     const parsed = parseQuery(body, target, limit)
     const now = engine.clock()
-    const { query, created } = storeQuery(engine.store, principal, `${url.pathname}${url.search}`, body, now)
+    const { query, created } = await storeQuery(
+      engine.store,
+      principal,
+      `${url.pathname}${url.search}`,
+      body,
+      now,
+    )
     const location = queryPath(prefix, query.id)
-    let outcome: ReturnType<typeof runQuery>
+    let outcome: Awaited<ReturnType<typeof runQuery>>
     try {
       // Errors about the body's content found while running (a cursor in a form body) are 422 too.
-      outcome = unprocessableContent(() =>
+      outcome = await unprocessableWhileRunning(() =>
         runQuery(engine, principal, parsed, target, new URL(location, url), {}, version),
       )
     } catch (error) {
-      if (created) forgetQuery(engine.store, query.id)
+      if (created) await forgetQuery(engine.store, query.id)
       throw error
     }
     const response = conditionalJson(request, outcome.body, outcome.lastModified, {
@@ -70,15 +76,22 @@ export function queryHandler(
       'Last-Modified': response.headers.get('last-modified')!,
       Location: location,
     }
-    const resultPath = storeResult(engine.store, prefix, query, stored, JSON.stringify(outcome.body), now)
+    const resultPath = await storeResult(
+      engine.store,
+      prefix,
+      query,
+      stored,
+      JSON.stringify(outcome.body),
+      now,
+    )
     if (resultPath) response.headers.set('Content-Location', resultPath)
     return response
   }
 }
 
 /** A stored query of the caller's organization: 404 when missing, 403 in another organization. */
-function loadQuery(engine: EngineContext, principal: Principal, id: string): StoredQuery {
-  const query = /^qry_[0-9a-z]{26}$/.test(id) ? engine.store.queries.find(id, engine.clock()) : null
+async function loadQuery(engine: EngineContext, principal: Principal, id: string): Promise<StoredQuery> {
+  const query = /^qry_[0-9a-z]{26}$/.test(id) ? await engine.store.queries.find(id, engine.clock()) : null
   if (!query) throw notFound('No stored query with this id.')
   if (query.orgId !== principal.orgId)
     throw new ApiError('FORBIDDEN', 'This stored query belongs to another organization.')
@@ -115,8 +128,8 @@ export function storedQueryTable(
   version: ApiVersion = V1,
 ): MethodTable {
   return {
-    GET: ({ request, url, params, principal }) => {
-      const query = loadQuery(engine, principal, params.id!)
+    GET: async ({ request, url, params, principal }) => {
+      const query = await loadQuery(engine, principal, params.id!)
       rejectUnknownParams(url.searchParams, new Set(['cursor', 'after']))
       const cursor = url.searchParams.get('cursor') ?? undefined
       const after = url.searchParams.get('after') ?? undefined
@@ -126,16 +139,16 @@ export function storedQueryTable(
         ])
       const { target, parsed } = reparse(prefix, query)
       const continuation: Continuation = { cursor, after }
-      const outcome = runQuery(engine, principal, parsed, target, url, continuation, version)
+      const outcome = await runQuery(engine, principal, parsed, target, url, continuation, version)
       const now = engine.clock()
-      if (shouldTouch(query, now)) engine.store.queries.touch(query.id, now)
+      if (shouldTouch(query, now)) await engine.store.queries.touch(query.id, now)
       return conditionalJson(request, outcome.body, outcome.lastModified)
     },
-    DELETE: ({ url, params, principal }) => {
+    DELETE: async ({ url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())
-      const query = loadQuery(engine, principal, params.id!)
+      const query = await loadQuery(engine, principal, params.id!)
       requireReadScope(principal, reparse(prefix, query).parsed)
-      forgetQuery(engine.store, query.id)
+      await forgetQuery(engine.store, query.id)
       return noContent()
     },
   }
@@ -147,17 +160,17 @@ export function storedQueryTable(
  */
 export function storedResultTable(engine: EngineContext, prefix: string): MethodTable {
   return {
-    GET: ({ request, url, params, principal }) => {
+    GET: async ({ request, url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())
       const now = engine.clock()
-      const result = engine.store.queries.findResult(resultTokenHash(params.token ?? ''), now)
+      const result = await engine.store.queries.findResult(resultTokenHash(params.token ?? ''), now)
       // A stored result is the exact response of one QUERY, so it lives under that QUERY's version.
       const sameVersion = result?.headers.Location?.startsWith(`${prefix}/`) ?? false
       if (!result || result.queryId !== params.id || !sameVersion)
         throw notFound('No stored result here; results are kept 10 minutes.')
       if (result.orgId !== principal.orgId)
         throw new ApiError('FORBIDDEN', 'This stored result belongs to another organization.')
-      const query = loadQuery(engine, principal, result.queryId)
+      const query = await loadQuery(engine, principal, result.queryId)
       const collection = requireReadScope(principal, reparse(prefix, query).parsed)
       // The stored answer is what its maker saw: on the event log, events of any collection it read.
       if (collection) requireWholeView(principal, collection)

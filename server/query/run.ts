@@ -79,7 +79,7 @@ export function parseQuery(body: QueryBody, target: QueryTarget, limit?: number)
 }
 
 /** Runs a parsed query with the principal's rights; `link` is where `pagination.next` points. */
-export function runQuery(
+export async function runQuery(
   engine: EngineContext,
   principal: Principal,
   parsed: ParsedQuery,
@@ -87,14 +87,14 @@ export function runQuery(
   link: URL,
   continuation: Continuation = {},
   version: ApiVersion = V1,
-): ListAnswer {
+): Promise<ListAnswer> {
   const parent = target.kind === 'collection' ? target.parent : undefined
   switch (parsed.kind) {
     case 'search': {
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)
       const search = parseSearchParams(params)
-      return listPage(engine, principal, { ...search, version, link, echoEmptyFilters: true })
+      return await listPage(engine, principal, { ...search, version, link, echoEmptyFilters: true })
     }
     case 'list': {
       const query = { ...parsed.query, page: continuedPage(parsed.query, continuation) }
@@ -104,11 +104,11 @@ export function runQuery(
         ? (records: Entity[]) => records.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]])))
         : undefined
       const { resource, filters } = parsed
-      return listPage(engine, principal, { resource, query, parent, version, link, filters, select })
+      return await listPage(engine, principal, { resource, query, parent, version, link, filters, select })
     }
     case 'jsonpath':
       if (continuation.after !== undefined) throw notForJsonPath('after')
-      return runJsonPath(engine, principal, versioned(parsed.plan, version), {
+      return await runJsonPath(engine, principal, versioned(parsed.plan, version), {
         limit: parsed.limit,
         version,
         link,
@@ -168,12 +168,12 @@ interface JsonPathPage {
   parent: ParentRef | undefined
 }
 
-function runJsonPath(
+async function runJsonPath(
   engine: EngineContext,
   principal: Principal,
   plan: JsonPathPlan,
   { limit, version, link, cursor, parent }: JsonPathPage,
-): ListAnswer {
+): Promise<ListAnswer> {
   const deadline = engine.clock() + QUERY_TIME_BUDGET_MS
   if (plan.mode === 'records') {
     const query: ListQuery = {
@@ -194,10 +194,10 @@ function runJsonPath(
           binding: hash(plan.text),
         }
     const resource = plan.resource
-    return listPage(engine, principal, { resource, query, parent, version, link, select, inMemory })
+    return await listPage(engine, principal, { resource, query, parent, version, link, select, inMemory })
   }
   // The whole collection as one array: bounded in size, then evaluated node by node against the clock.
-  const all = listRecords(
+  const all = await listRecords(
     engine,
     principal,
     plan.resource,
@@ -281,10 +281,23 @@ export function unprocessableContent<T>(fn: () => T): T {
   try {
     return fn()
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'BAD_REQUEST' && !(error instanceof MalformedBodyError))
-      throw Object.assign(new ApiError('VALIDATION_ERROR', error.message, error.details, error.headers), {
-        cause: error,
-      })
-    throw error
+    throw asUnprocessable(error)
   }
+}
+
+/** unprocessableContent for a step that runs the query (and so awaits the store). */
+export async function unprocessableWhileRunning<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (error) {
+    throw asUnprocessable(error)
+  }
+}
+
+function asUnprocessable(error: unknown): unknown {
+  if (error instanceof ApiError && error.code === 'BAD_REQUEST' && !(error instanceof MalformedBodyError))
+    return Object.assign(new ApiError('VALIDATION_ERROR', error.message, error.details, error.headers), {
+      cause: error,
+    })
+  return error
 }

@@ -25,15 +25,15 @@ export const queryPath = (prefix: string, id: string) => `${prefix}/queries/${id
  * Keeps a QUERY's body as a stored query of the caller's organization: the same target, media type
  * and body reuse one stored query (and so one Location). Ids are TypeIDs with 74 random bits.
  */
-export function storeQuery(
+export async function storeQuery(
   store: Tx,
   who: { orgId: string; subject: string },
   target: string,
   body: QueryBody,
   now: number,
-): { query: StoredQuery; created: boolean } {
+): Promise<{ query: StoredQuery; created: boolean }> {
   const id = randomId('qry', now)
-  const query = store.queries.save(
+  const query = await store.queries.save(
     {
       id,
       orgId: who.orgId,
@@ -49,8 +49,8 @@ export function storeQuery(
 }
 
 /** Drops a stored query made by a QUERY that then failed, so failures leave nothing behind. */
-export function forgetQuery(store: Tx, id: string): void {
-  store.queries.delete(id)
+export async function forgetQuery(store: Tx, id: string): Promise<void> {
+  await store.queries.delete(id)
 }
 
 export function shouldTouch(query: StoredQuery, now: number): boolean {
@@ -61,17 +61,17 @@ export function shouldTouch(query: StoredQuery, now: number): boolean {
  * Keeps one response for GET on its Content-Location, under a 256-bit random token of which only
  * the SHA-256 is stored. Undefined (nothing stored) past MAX_RESULT_BYTES.
  */
-export function storeResult(
+export async function storeResult(
   store: Tx,
   prefix: string,
   query: StoredQuery,
   headers: Record<string, string>,
   body: string,
   now: number,
-): string | undefined {
+): Promise<string | undefined> {
   if (new TextEncoder().encode(body).length > MAX_RESULT_BYTES) return undefined
   const token = encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)))
-  store.queries.saveResult(
+  await store.queries.saveResult(
     resultTokenHash(token),
     { queryId: query.id, orgId: query.orgId, headers, body, expiresAt: isoNow(now + RESULT_TTL_MS) },
     now,

@@ -11,15 +11,15 @@ const missing = (resource: Resource, id: string) => notFound(`No ${resource.sing
  * The record the principal addresses: 404 when it does not exist, 403 when it belongs to another
  * organization (contract), and 404 when a nested path names a parent that does not own it.
  */
-export function loadRecord(
+export async function loadRecord(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   id: string,
   parent?: ParentRef,
-): StoredRecord {
-  if (parent) loadParent(ctx, principal, resource, parent)
-  const record = ctx.store.records.find(resource, id)
+): Promise<StoredRecord> {
+  if (parent) await loadParent(ctx, principal, resource, parent)
+  const record = await ctx.store.records.find(resource, id)
   if (!record) throw missing(resource, id)
   if (record.orgId !== principal.orgId) throw forbidden(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)
@@ -27,14 +27,14 @@ export function loadRecord(
 }
 
 /** The parent of a nested request, checked like any record. */
-export function loadParent(
+export async function loadParent(
   ctx: EngineContext,
   principal: Principal,
   child: Resource,
   parent: ParentRef,
-): StoredRecord {
+): Promise<StoredRecord> {
   const parentResource = resourceByName(child.parent!.collection)!
-  const record = ctx.store.records.find(parentResource, parent.id)
+  const record = await ctx.store.records.find(parentResource, parent.id)
   if (!record) throw missing(parentResource, parent.id)
   if (record.orgId !== principal.orgId) throw forbidden(parentResource)
   return record

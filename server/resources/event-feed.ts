@@ -43,7 +43,7 @@ export class EventFeed {
    * events the principal may see: those about collections it may read. The stream ends,
    * completing cleanly, when the principal's token expires or the feed closes.
    */
-  open(principal: Principal, options: EventStreamOptions = {}): AsyncIterableIterator<Entity> {
+  async open(principal: Principal, options: EventStreamOptions = {}): Promise<AsyncIterableIterator<Entity>> {
     requireScope(principal, events.scopes.read)
     const types = options.types ?? undefined
     if (types && types.length > MAX_EVENT_TYPES) {
@@ -56,7 +56,7 @@ export class EventFeed {
     }
     let start: number
     if (options.after != null) {
-      const position = this.ctx.store.events.position(options.after)
+      const position = await this.ctx.store.events.position(options.after)
       if (!position || position.orgId !== principal.orgId) {
         throw badRequest('The after argument does not name an event.', [
           { field: 'after', message: `no event with id ${options.after.slice(0, 100)}` },
@@ -64,7 +64,7 @@ export class EventFeed {
       }
       start = position.seq
     } else {
-      start = this.ctx.store.events.last()
+      start = await this.ctx.store.events.last()
     }
     const filter: EventFilter = { types, resources: visibleCollections(principal) ?? undefined }
     return new EventStream(this, this.ctx, principal, start, filter)
@@ -102,8 +102,14 @@ export class EventFeed {
 
   private startTicker(): void {
     if (this.timer) return
-    this.seen = this.ctx.store.events.last()
-    this.timer = setInterval(() => this.tick(), this.pollMs)
+    this.timer = setInterval(() => void this.tick(), this.pollMs)
+    this.ctx.store.events.last().then(
+      (last) => {
+        this.seen = last
+      },
+      // The database is gone (shutdown): end the streams.
+      () => this.close(),
+    )
   }
 
   private stopTicker(): void {
@@ -111,10 +117,10 @@ export class EventFeed {
     this.timer = null
   }
 
-  private tick(): void {
+  private async tick(): Promise<void> {
     let last: number
     try {
-      last = this.ctx.store.events.last()
+      last = await this.ctx.store.events.last()
     } catch {
       // The database is gone (shutdown): end the streams rather than fail on every tick.
       this.close()
@@ -149,10 +155,10 @@ class EventStream implements AsyncIterableIterator<Entity> {
       if (this.ctx.clock() >= expiresAt) break
       const event = this.buffer.shift()
       if (event) return { value: event, done: false }
-      const until = this.ctx.store.events.last()
+      const until = await this.ctx.store.events.last()
       if (until > this.position) {
         const range = { after: this.position, until }
-        const rows = this.ctx.store.events.after(this.principal.orgId, range, this.filter, BATCH)
+        const rows = await this.ctx.store.events.after(this.principal.orgId, range, this.filter, BATCH)
         // Fewer than a batch: everything up to `until` has been looked at, including what the filter skips.
         this.position = rows.length === BATCH ? rows.at(-1)!.seq : until
         this.buffer = rows.map((row) => row.entity)

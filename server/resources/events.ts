@@ -6,15 +6,15 @@ import type { Tx } from '../store/store.ts'
 export type ChangeKind = 'created' | 'updated' | 'deleted'
 
 /** Appends `<resource>.<change>` to the organization's event log; call inside the change's transaction. */
-export function appendEvent(
+export async function appendEvent(
   tx: Tx,
   orgId: string,
   resource: Resource,
   change: ChangeKind,
   entity: Record<string, unknown>,
   now: string,
-): void {
-  tx.events.append({
+): Promise<void> {
+  await tx.events.append({
     id: newId(events.prefix),
     orgId,
     now,

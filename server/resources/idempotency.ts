@@ -36,31 +36,31 @@ function reusedWithAnotherRequest(): ApiError {
  *   performs the write and the others replay it.
  * - Only 2xx answers are kept: a failed write rolls back and leaves the key free for a corrected retry.
  */
-export function runIdempotent(
+export async function runIdempotent(
   ctx: EngineContext,
   principal: Principal,
   key: IdempotencyKey | undefined,
   authorize: () => void,
-  perform: (tx: Tx) => StoredResponse,
-): IdempotentAnswer {
+  perform: (tx: Tx) => Promise<StoredResponse>,
+): Promise<IdempotentAnswer> {
   authorize()
-  if (key === undefined) return { response: perform(ctx.store), replayed: false }
+  if (key === undefined) return { response: await perform(ctx.store), replayed: false }
   const id: KeyId = {
     orgId: principal.orgId,
     clientId: principal.clientId,
     subject: principal.subject,
     key: key.key,
   }
-  return ctx.store.transaction((tx): IdempotentAnswer => {
+  return await ctx.store.transaction(async (tx): Promise<IdempotentAnswer> => {
     const now = ctx.clock()
-    const found = tx.idempotency.find(id, now)
+    const found = await tx.idempotency.find(id, now)
     if (found) {
       if (found.requestHash !== key.fingerprint) throw reusedWithAnotherRequest()
       return { response: found.response, replayed: true }
     }
-    const response = perform(tx)
+    const response = await perform(tx)
     if (response.status >= 200 && response.status < 300)
-      tx.idempotency.save(id, { requestHash: key.fingerprint, response }, now)
+      await tx.idempotency.save(id, { requestHash: key.fingerprint, response }, now)
     return { response, replayed: false }
   })
 }

@@ -53,12 +53,16 @@ export interface ListRequest {
  * `query`; authorization, the store and the envelope (`data`, `pagination` with `next`, `filters`)
  * are the same for all of them.
  */
-export function listPage(engine: EngineContext, principal: Principal, request: ListRequest): ListAnswer {
+export async function listPage(
+  engine: EngineContext,
+  principal: Principal,
+  request: ListRequest,
+): Promise<ListAnswer> {
   const { resource, version, query } = request
-  if (!resource) return searchPage(engine, principal, request)
+  if (!resource) return await searchPage(engine, principal, request)
   const memory = request.inMemory
   const result = memory
-    ? scanRecords(
+    ? await scanRecords(
         engine,
         principal,
         resource,
@@ -74,7 +78,7 @@ export function listPage(engine: EngineContext, principal: Principal, request: L
         },
         request.parent,
       )
-    : listRecords(engine, principal, resource, query, request.parent)
+    : await listRecords(engine, principal, resource, query, request.parent)
   // v1 is the engine's own shape: its records go out as read, without a copy.
   const records =
     version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r))
@@ -86,7 +90,11 @@ export function listPage(engine: EngineContext, principal: Principal, request: L
 }
 
 /** Full-text search across collections: hits name their collection and carry the record. */
-function searchPage(engine: EngineContext, principal: Principal, request: ListRequest): ListAnswer {
+async function searchPage(
+  engine: EngineContext,
+  principal: Principal,
+  request: ListRequest,
+): Promise<ListAnswer> {
   const { query, version } = request
   const text = query.search
   if (text === undefined) throw new Error('a search across collections needs its text')
@@ -94,7 +102,7 @@ function searchPage(engine: EngineContext, principal: Principal, request: ListRe
     sha256(new TextEncoder().encode(JSON.stringify([principal.orgId, 'search', text, query.sort]))),
   )
   const { sort, page, includeTotal } = query
-  const result = searchAll(engine, principal, text, { sort, page, includeTotal, binding })
+  const result = await searchAll(engine, principal, text, { sort, page, includeTotal, binding })
   const data = result.data.map((hit) => ({
     collection: hit.collection,
     record: fromBase(version, resourceByName(hit.collection)!, hit.record),

@@ -30,15 +30,15 @@ export interface ListResult {
 
 const EPOCH = new Date(0).toISOString()
 
-export function getRecord(
+export async function getRecord(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   id: string,
   parent?: ParentRef,
-): Entity {
+): Promise<Entity> {
   requireScope(principal, resource.scopes.read)
-  const { entity } = loadRecord(ctx, principal, resource, id, parent)
+  const { entity } = await loadRecord(ctx, principal, resource, id, parent)
   requireVisible(principal, resource, entity)
   return entity
 }
@@ -56,17 +56,17 @@ export function cursorBinding(
   return JSON.stringify([principal.orgId, resource.name, where, query.search ?? null, query.sort])
 }
 
-export function listRecords(
+export async function listRecords(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   query: ListQuery,
   parent?: ParentRef,
-): ListResult {
+): Promise<ListResult> {
   requireScope(principal, resource.scopes.read)
   const where = [...query.where]
   if (parent) {
-    loadParent(ctx, principal, resource, parent)
+    await loadParent(ctx, principal, resource, parent)
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
   // Bound into cursors is the client's query; what the principal may see is applied on every page.
@@ -79,7 +79,7 @@ export function listRecords(
   let after: SortValue[] | undefined
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, keys.length)
   if (page.style === 'keyset') {
-    const start = ctx.store.records.find(resource, page.after)
+    const start = await ctx.store.records.find(resource, page.after)
     const otherParent = parent !== undefined && start?.entity[resource.parent!.field] !== parent.id
     const hidden = start !== null && !isVisible(principal, resource, start.entity)
     if (!start || start.orgId !== principal.orgId || otherParent || hidden) {
@@ -91,7 +91,7 @@ export function listRecords(
   }
   const offset =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
-  const rows = ctx.store.records.page(resource, principal.orgId, {
+  const rows = await ctx.store.records.page(resource, principal.orgId, {
     where: visible,
     search: query.search,
     sort: keys,
@@ -102,7 +102,7 @@ export function listRecords(
   const hasMore = rows.length > page.limit
   if (hasMore) rows.pop()
   const total = query.includeTotal
-    ? ctx.store.records.count(resource, principal.orgId, visible, query.search)
+    ? await ctx.store.records.count(resource, principal.orgId, visible, query.search)
     : null
   const last = rows.at(-1)
   let pagination: Pagination
@@ -133,6 +133,6 @@ export function listRecords(
   return {
     data: rows,
     pagination,
-    lastModified: lastVisibleChange(ctx, principal, resource) ?? EPOCH,
+    lastModified: (await lastVisibleChange(ctx, principal, resource)) ?? EPOCH,
   }
 }

@@ -31,14 +31,14 @@ function cursorMaker(ctx: EngineContext, resource: Resource, sort: SortKey[], bi
 }
 
 /** `listRecords` (cursor style) with a cursor for each record. */
-export function listPage(
+export async function listPage(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   query: ListQuery,
   parent?: ParentRef,
-): RecordPage {
-  const result = listRecords(ctx, principal, resource, query, parent)
+): Promise<RecordPage> {
+  const result = await listRecords(ctx, principal, resource, query, parent)
   // The same binding listRecords signs its cursors with: the parent is the last condition.
   const where = parent ? [...query.where, parentCondition(resource, parent.id)] : query.where
   return {
@@ -53,15 +53,15 @@ export function listPage(
  * The organization's records of `resource` among `ids` that the principal may see, by id (one
  * statement for all of them); the others are left out, as missing ones are.
  */
-export function getRecords(
+export async function getRecords(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   ids: readonly string[],
-): Map<string, Entity> {
+): Promise<Map<string, Entity>> {
   requireScope(principal, resource.scopes.read)
   const found = new Map<string, Entity>()
-  for (const entity of ctx.store.records.byIds(resource, principal.orgId, [...new Set(ids)])) {
+  for (const entity of await ctx.store.records.byIds(resource, principal.orgId, [...new Set(ids)])) {
     if (isVisible(principal, resource, entity)) found.set(entity.id as string, entity)
   }
   return found
@@ -73,13 +73,13 @@ export function getRecords(
  * to the principal's organization; the rows are scoped to it again regardless. The query must be a
  * first page (no cursor): a cursor belongs to one parent's list.
  */
-export function listChildPages(
+export async function listChildPages(
   ctx: EngineContext,
   principal: Principal,
   child: Resource,
   parentIds: readonly string[],
   query: ListQuery,
-): Map<string, RecordPage> {
+): Promise<Map<string, RecordPage>> {
   requireScope(principal, child.scopes.read)
   const page = query.page
   if (page.style !== 'cursor' || page.cursor !== undefined) {
@@ -88,7 +88,7 @@ export function listChildPages(
   const ids = [...new Set(parentIds)]
   const parentField = child.parent!.field
   const visible = [...query.where, ...visibilityConditions(principal, child, query.where)]
-  const children = ctx.store.records.childPages(child, principal.orgId, ids, {
+  const children = await ctx.store.records.childPages(child, principal.orgId, ids, {
     where: visible,
     search: query.search,
     sort: query.sort,
@@ -97,7 +97,7 @@ export function listChildPages(
   const byParent = new Map<string, Entity[]>(ids.map((id) => [id, []]))
   for (const entity of children) byParent.get(entity[parentField] as string)?.push(entity)
   const totals = query.includeTotal
-    ? ctx.store.records.countChildren(child, principal.orgId, ids, visible, query.search)
+    ? await ctx.store.records.countChildren(child, principal.orgId, ids, visible, query.search)
     : null
   const pages = new Map<string, RecordPage>()
   for (const [parentId, data] of byParent) {

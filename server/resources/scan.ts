@@ -39,17 +39,17 @@ export interface ScanResult {
  * full; when that would mean looking at more than `budget` records, the request is refused with
  * 422 instead of answering a page that silently misses records. Cursor style only.
  */
-export function scanRecords(
+export async function scanRecords(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   request: ScanRequest,
   parent?: ParentRef,
-): ScanResult {
+): Promise<ScanResult> {
   requireScope(principal, resource.scopes.read)
   const where = [...request.where]
   if (parent) {
-    loadParent(ctx, principal, resource, parent)
+    await loadParent(ctx, principal, resource, parent)
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
   const keys = stableOrder(request.sort)
@@ -61,7 +61,7 @@ export function scanRecords(
   let scanned = 0
   for (;;) {
     if (ctx.clock() > request.deadline) throw overTime()
-    const entities = ctx.store.records.page(resource, principal.orgId, {
+    const entities = await ctx.store.records.page(resource, principal.orgId, {
       where: visible,
       sort: keys,
       limit: BATCH,
@@ -86,7 +86,7 @@ export function scanRecords(
       hasMore,
       nextCursor: hasMore && last ? ctx.cursors.encode(binding, sortValues(last)) : null,
     },
-    lastModified: lastVisibleChange(ctx, principal, resource) ?? new Date(0).toISOString(),
+    lastModified: (await lastVisibleChange(ctx, principal, resource)) ?? new Date(0).toISOString(),
   }
 }
 

@@ -31,12 +31,12 @@ export function searchableFor(principal: Principal, only?: Resource): Resource[]
  * collection answers its best `n` rows through its own index, and the lists are merged. Cursors
  * and `after` carry the (timestamp, id) of the last hit, which orders hits of every collection.
  */
-export function searchAll(
+export async function searchAll(
   ctx: EngineContext,
   principal: Principal,
   text: string,
   options: { sort: SortKey[]; page: Page; includeTotal: boolean; binding: string; only?: Resource },
-): SearchResult {
+): Promise<SearchResult> {
   const collections = searchableFor(principal, options.only)
   if (collections.length === 0) {
     throw badRequest('No collection this token may read is searchable.', [
@@ -48,13 +48,13 @@ export function searchAll(
   const { page } = options
   let after: SortValue[] | undefined
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(options.binding, page.cursor, 2)
-  if (page.style === 'keyset') after = keysetStart(ctx, principal, collections, key, page.after)
+  if (page.style === 'keyset') after = await keysetStart(ctx, principal, collections, key, page.after)
   const skip =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
   const want = skip + page.limit + 1
   const hits: { collection: Resource; entity: Entity }[] = []
   for (const collection of collections) {
-    const entities = ctx.store.records.page(collection, principal.orgId, {
+    const entities = await ctx.store.records.page(collection, principal.orgId, {
       where: visibilityConditions(principal, collection, []),
       search: text,
       sort,
@@ -72,11 +72,13 @@ export function searchAll(
   const pageHits = hits.slice(skip, skip + page.limit)
   const hasMore = hits.length > skip + page.limit
   const total = options.includeTotal
-    ? collections.reduce(
-        (n, c) =>
-          n + ctx.store.records.count(c, principal.orgId, visibilityConditions(principal, c, []), text),
-        0,
-      )
+    ? (
+        await Promise.all(
+          collections.map((c) =>
+            ctx.store.records.count(c, principal.orgId, visibilityConditions(principal, c, []), text),
+          ),
+        )
+      ).reduce((n, count) => n + count, 0)
     : null
   const last = pageHits.at(-1)
   let pagination: Pagination
@@ -107,7 +109,9 @@ export function searchAll(
       hasMore,
     }
   }
-  const changes = collections.map((c) => lastVisibleChange(ctx, principal, c) ?? '')
+  const changes = (await Promise.all(collections.map((c) => lastVisibleChange(ctx, principal, c)))).map(
+    (at) => at ?? '',
+  )
   return {
     data: pageHits.map((h) => ({ collection: h.collection.name, record: h.entity })),
     pagination,
@@ -118,7 +122,7 @@ export function searchAll(
 const compare = (a: unknown, b: unknown) =>
   (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0
 
-function keysetStart(
+async function keysetStart(
   ctx: EngineContext,
   principal: Principal,
   collections: Resource[],
@@ -126,7 +130,7 @@ function keysetStart(
   id: string,
 ) {
   const collection = collections.find((c) => id.startsWith(`${c.prefix}_`))
-  const found = collection ? ctx.store.records.find(collection, id) : null
+  const found = collection ? await ctx.store.records.find(collection, id) : null
   const hidden = found !== null && collection !== undefined && !isVisible(principal, collection, found.entity)
   if (!found || !collection || found.orgId !== principal.orgId || hidden) {
     throw badRequest('The after parameter does not name a searchable record.', [

@@ -91,16 +91,16 @@ export function requireWholeView(principal: Principal, resource: Resource): void
  * or null if none. For the event log: the newest event of a readable collection, which is the last
  * change to that collection; the time of an event the principal may not see stays hidden.
  */
-export function lastVisibleChange(
+export async function lastVisibleChange(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
-): string | null {
-  if (!isEventLog(resource)) return ctx.store.records.lastChange(principal.orgId, resource.name)
+): Promise<string | null> {
+  if (!isEventLog(resource)) return await ctx.store.records.lastChange(principal.orgId, resource.name)
   const names = visibleCollections(principal) ?? LOGGED.map((r) => r.name)
   let last: string | null = null
   for (const name of names) {
-    const at = ctx.store.records.lastChange(principal.orgId, name)
+    const at = await ctx.store.records.lastChange(principal.orgId, name)
     if (at !== null && (last === null || at > last)) last = at
   }
   return last

@@ -17,19 +17,19 @@ function readOnly(resource: Resource): ApiError {
 }
 
 /** Referenced records must exist in the caller's organization; unique fields must be free. */
-function checkRelations(
+async function checkRelations(
   ctx: EngineContext,
   resource: Resource,
   orgId: string,
   values: Record<string, unknown>,
   selfId?: string,
-): void {
+): Promise<void> {
   const details: ErrorDetail[] = []
   for (const [name, value] of Object.entries(values)) {
     const field = resource.fields[name]!
     if (field.references && value !== null && resource.parent?.field !== name) {
       const target = resourceByName(field.references)!
-      if (!ctx.store.records.existsInOrg(target, orgId, value as string)) {
+      if (!(await ctx.store.records.existsInOrg(target, orgId, value as string))) {
         details.push({ field: name, message: `no ${target.singular} with id ${value as string}` })
       }
     }
@@ -38,7 +38,7 @@ function checkRelations(
   for (const [name, value] of Object.entries(values)) {
     if (
       resource.fields[name]!.unique &&
-      ctx.store.records.uniqueTaken(resource, orgId, name, value, selfId)
+      (await ctx.store.records.uniqueTaken(resource, orgId, name, value, selfId))
     ) {
       throw new ApiError('CONFLICT', `Another ${resource.singular} already has this ${name}.`, [
         { field: name, message: 'is already taken in this organization' },
@@ -92,28 +92,28 @@ function fillCallerDefaults(
   }
 }
 
-export function createRecord(
+export async function createRecord(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   body: unknown,
   parent?: ParentRef,
-): Entity {
+): Promise<Entity> {
   authorizeWrite(principal, resource)
   const values = validateBody(resource, body, 'create')
   fillCallerDefaults(resource, principal, body, values)
   checkPrivileged(principal, resource, values)
-  return ctx.store.transaction((store) => {
+  return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     if (parent) {
-      loadParent(tx, principal, resource, parent)
+      await loadParent(tx, principal, resource, parent)
       values[resource.parent!.field] = parent.id
     }
-    checkRelations(tx, resource, principal.orgId, values)
+    await checkRelations(tx, resource, principal.orgId, values)
     const now = isoNow(tx.clock())
     const id = newId(resource.prefix, tx.clock())
-    const entity = tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now })
-    appendEvent(tx.store, principal.orgId, resource, 'created', entity, now)
+    const entity = await tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now })
+    await appendEvent(tx.store, principal.orgId, resource, 'created', entity, now)
     return entity
   })
 }
@@ -123,7 +123,7 @@ export function createRecord(
  * `If-Match` is compared, in the write's transaction, with the tag of the record as `represent`
  * shows it (the caller's API version), since that is the tag its reads handed out.
  */
-export function updateRecord(
+export async function updateRecord(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
@@ -133,31 +133,36 @@ export function updateRecord(
   parent?: ParentRef,
   ifMatch?: string[],
   represent: (entity: Entity) => Entity = (entity) => entity,
-): Entity {
+): Promise<Entity> {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
   const values = validateBody(resource, body, mode)
-  return ctx.store.transaction((store) => {
+  return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
-    const before = loadRecord(tx, principal, resource, id, parent).entity
+    const before = (await loadRecord(tx, principal, resource, id, parent)).entity
     checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
     checkPrivileged(principal, resource, values, before)
-    checkRelations(tx, resource, principal.orgId, values, id)
+    await checkRelations(tx, resource, principal.orgId, values, id)
     const now = isoNow(tx.clock())
-    const entity = tx.store.records.update(resource, before, values, now)
-    appendEvent(tx.store, principal.orgId, resource, 'updated', entity, now)
+    const entity = await tx.store.records.update(resource, before, values, now)
+    await appendEvent(tx.store, principal.orgId, resource, 'updated', entity, now)
     return entity
   })
 }
 
 /** Deletes a record and, first, its nested children, each with its own event. */
-function deleteWithChildren(ctx: EngineContext, resource: Resource, record: StoredRecord, now: string): void {
+async function deleteWithChildren(
+  ctx: EngineContext,
+  resource: Resource,
+  record: StoredRecord,
+  now: string,
+): Promise<void> {
   const id = record.entity.id as string
   for (const child of childrenOf(resource)) {
-    for (const childRecord of ctx.store.records.children(child, id))
-      deleteWithChildren(ctx, child, childRecord, now)
+    for (const childRecord of await ctx.store.records.children(child, id))
+      await deleteWithChildren(ctx, child, childRecord, now)
   }
-  const blockers = ctx.store.records.referencesTo(resource, id)
+  const blockers = await ctx.store.records.referencesTo(resource, id)
   if (blockers.length > 0) {
     throw new ApiError(
       'CONFLICT',
@@ -165,11 +170,11 @@ function deleteWithChildren(ctx: EngineContext, resource: Resource, record: Stor
       blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${id}` })),
     )
   }
-  ctx.store.records.remove(resource, id)
-  appendEvent(ctx.store, record.orgId, resource, 'deleted', record.entity, now)
+  await ctx.store.records.remove(resource, id)
+  await appendEvent(ctx.store, record.orgId, resource, 'deleted', record.entity, now)
 }
 
-export function deleteRecord(
+export async function deleteRecord(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
@@ -177,45 +182,46 @@ export function deleteRecord(
   parent?: ParentRef,
   ifMatch?: string[],
   represent: (entity: Entity) => Entity = (entity) => entity,
-): void {
+): Promise<void> {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
-  ctx.store.transaction((store) => {
+  await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
-    const record = loadRecord(tx, principal, resource, id, parent)
+    const record = await loadRecord(tx, principal, resource, id, parent)
     checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
-    deleteWithChildren(tx, resource, record, isoNow(tx.clock()))
+    await deleteWithChildren(tx, resource, record, isoNow(tx.clock()))
   })
 }
 
 /** Deletes every record matching `where` (guarded by `confirm` at the edge); returns how many. */
-export function bulkDeleteRecords(
+export async function bulkDeleteRecords(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
   where: Condition[],
   search: string | undefined,
   parent?: ParentRef,
-): number {
+): Promise<number> {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.delete)
-  return ctx.store.transaction((store) => {
+  return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     const conditions = [...where]
     if (parent) {
-      loadParent(tx, principal, resource, parent)
+      await loadParent(tx, principal, resource, parent)
       conditions.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
     }
     const now = isoNow(tx.clock())
     let deleted = 0
     for (;;) {
-      const batch = tx.store.records.page(resource, principal.orgId, {
+      const batch = await tx.store.records.page(resource, principal.orgId, {
         where: conditions,
         search,
         sort: [{ field: 'createdAt', descending: false }],
         limit: 500,
       })
-      for (const entity of batch) deleteWithChildren(tx, resource, { orgId: principal.orgId, entity }, now)
+      for (const entity of batch)
+        await deleteWithChildren(tx, resource, { orgId: principal.orgId, entity }, now)
       deleted += batch.length
       if (batch.length < 500) return deleted
     }

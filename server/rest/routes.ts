@@ -64,10 +64,10 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine, version } = deps
   const table: MethodTable = {
-    GET: ({ request, url, params, principal }) => {
+    GET: async ({ request, url, params, principal }) => {
       const { query, filters } = parseListParams(resource, url.searchParams)
       const parent = parentOf(resource, params)
-      const page = listPage(engine, principal, { resource, query, parent, version, link: url, filters })
+      const page = await listPage(engine, principal, { resource, query, parent, version, link: url, filters })
       return conditionalJson(request, page.body, page.lastModified)
     },
     QUERY: queryHandler(
@@ -82,13 +82,13 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     const body = toBase(version, resource, await readJsonBody(request))
     const parent = parentOf(resource, params)
-    const answer = runIdempotent(
+    const answer = await runIdempotent(
       engine,
       principal,
       idempotencyKeyOf(request, url.pathname, body),
       () => authorizeWrite(principal, resource),
-      (tx) => {
-        const entity = createRecord({ ...engine, store: tx }, principal, resource, body, parent)
+      async (tx) => {
+        const entity = await createRecord({ ...engine, store: tx }, principal, resource, body, parent)
         return entityAnswer(201, fromBase(version, resource, entity), {
           Location: `${prefix}/${resource.name}/${entity.id as string}`,
         })
@@ -96,9 +96,9 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
     )
     return idempotentResponse(answer)
   }
-  table.DELETE = ({ url, params, principal }) => {
+  table.DELETE = async ({ url, params, principal }) => {
     const query = bulkDeleteQuery(resource, url)
-    const count = bulkDeleteRecords(
+    const count = await bulkDeleteRecords(
       engine,
       principal,
       resource,
@@ -144,8 +144,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     return params.id!
   }
   const table: MethodTable = {
-    GET: ({ request, url, params, principal }) => {
-      const entity = getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
+    GET: async ({ request, url, params, principal }) => {
+      const entity = await getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
       return conditionalJson(request, represent(entity), entity.updatedAt as string)
     },
   }
@@ -156,7 +156,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
       const tags = ifMatch(request)
-      const entity = updateRecord(
+      const entity = await updateRecord(
         engine,
         principal,
         resource,
@@ -172,9 +172,9 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     }
   table.PUT = update('replace')
   table.PATCH = update('patch')
-  table.DELETE = ({ request, url, params, principal }) => {
+  table.DELETE = async ({ request, url, params, principal }) => {
     const parent = parentOf(resource, params)
-    deleteRecord(engine, principal, resource, id(params, url), parent, ifMatch(request), represent)
+    await deleteRecord(engine, principal, resource, id(params, url), parent, ifMatch(request), represent)
     return noContent()
   }
   return table
@@ -222,9 +222,9 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
   }
   mount(`${prefix}/search`, {
     // With `collection` it lists that collection as its own GET does; with `q` it searches them all.
-    GET: ({ request, url, principal }) => {
+    GET: async ({ request, url, principal }) => {
       const search = parseSearchParams(url.searchParams)
-      const page = listPage(deps.engine, principal, {
+      const page = await listPage(deps.engine, principal, {
         ...search,
         version: deps.version,
         link: url,

@@ -40,12 +40,26 @@ export class StampedCache<V> {
     return fresh
   }
 
+  /** The cached value of `key` (synchronously), or what `read` answers (then cached). */
+  getOrRead(key: string, read: () => Promise<V>): V | Promise<V> {
+    if (!this.fresh()) this.values.clear()
+    if (this.values.has(key)) return this.values.get(key)!
+    return read().then((value) => {
+      this.keep(key, value)
+      return value
+    })
+  }
+
+  private keep(key: string, value: V): void {
+    if (this.values.size >= this.limit) this.values.clear()
+    this.values.set(key, value)
+  }
+
   get(key: string, read: () => V): V {
     if (!this.fresh()) this.values.clear()
     if (this.values.has(key)) return this.values.get(key)!
     const value = read()
-    if (this.values.size >= this.limit) this.values.clear()
-    this.values.set(key, value)
+    this.keep(key, value)
     return value
   }
 }

@@ -34,34 +34,45 @@ import type {
 /** An organization's records of one resource. Lookups by id cross organizations: callers decide 403 or 404. */
 export interface RecordStore {
   /** One page (`limit` rows; callers ask one extra to see whether more follow). */
-  page(resource: Resource, orgId: string, request: PageRequest): Entity[]
-  count(resource: Resource, orgId: string, where: Condition[], search?: string): number
-  find(resource: Resource, id: string): StoredRecord | null
+  page(resource: Resource, orgId: string, request: PageRequest): Promise<Entity[]>
+  count(resource: Resource, orgId: string, where: Condition[], search?: string): Promise<number>
+  find(resource: Resource, id: string): Promise<StoredRecord | null>
   /** The organization's records among `ids`, in one statement per 500; missing ids are left out. */
-  byIds(resource: Resource, orgId: string, ids: string[]): Entity[]
+  byIds(resource: Resource, orgId: string, ids: string[]): Promise<Entity[]>
   /** The first `limit` children of each parent, in one statement. */
-  childPages(child: Resource, orgId: string, parentIds: string[], request: ChildPagesRequest): Entity[]
+  childPages(
+    child: Resource,
+    orgId: string,
+    parentIds: string[],
+    request: ChildPagesRequest,
+  ): Promise<Entity[]>
   countChildren(
     child: Resource,
     orgId: string,
     parentIds: string[],
     where: Condition[],
     search?: string,
-  ): Map<string, number>
-  existsInOrg(resource: Resource, orgId: string, id: string): boolean
+  ): Promise<Map<string, number>>
+  existsInOrg(resource: Resource, orgId: string, id: string): Promise<boolean>
   /** True when another record of the organization already holds `value` in a unique field. */
-  uniqueTaken(resource: Resource, orgId: string, field: string, value: unknown, exceptId?: string): boolean
+  uniqueTaken(
+    resource: Resource,
+    orgId: string,
+    field: string,
+    value: unknown,
+    exceptId?: string,
+  ): Promise<boolean>
   /** Inserts a record; returns it as a read would (without reading it back). */
-  insert(resource: Resource, record: NewRecord): Entity
+  insert(resource: Resource, record: NewRecord): Promise<Entity>
   /** Sets `values` and the update time of the record `before`; returns it as a read would answer afterwards. */
-  update(resource: Resource, before: Entity, values: Record<string, unknown>, now: string): Entity
-  remove(resource: Resource, id: string): void
+  update(resource: Resource, before: Entity, values: Record<string, unknown>, now: string): Promise<Entity>
+  remove(resource: Resource, id: string): Promise<void>
   /** Children of a record (`line-items` of an order), oldest first. */
-  children(child: Resource, parentId: string): StoredRecord[]
+  children(child: Resource, parentId: string): Promise<StoredRecord[]>
   /** Records of other resources that point at this one through a reference field (not as parent). */
-  referencesTo(target: Resource, id: string): { collection: string; field: string }[]
+  referencesTo(target: Resource, id: string): Promise<{ collection: string; field: string }[]>
   /** When the organization last changed a resource's records (from the event log); null if never. */
-  lastChange(orgId: string, resourceName: string): string | null
+  lastChange(orgId: string, resourceName: string): Promise<string | null>
   /** The values of `entity` for sort keys as cursors carry them and `after` takes them. */
   sortValues(resource: Resource, entity: Entity, keys: readonly SortKey[]): SortValue[]
 }
@@ -69,39 +80,39 @@ export interface RecordStore {
 /** The event log, in commit order. Positions never leave the server: clients resume with an event id. */
 export interface EventStore {
   /** Appends an event; call inside the transaction of the change it records. */
-  append(event: NewEvent): void
+  append(event: NewEvent): Promise<void>
   /** Where an event sits in the log, and whose it is; null when no event has this id. */
-  position(id: string): { seq: number; orgId: string } | null
+  position(id: string): Promise<{ seq: number; orgId: string } | null>
   /** The position of the newest event of any organization (0 for an empty log). */
-  last(): number
+  last(): Promise<number>
   /** The organization's events with `after < seq <= until`, oldest first, at most `limit`. */
   after(
     orgId: string,
     range: { after: number; until: number },
     filter: EventFilter,
     limit: number,
-  ): { seq: number; entity: Entity }[]
+  ): Promise<{ seq: number; entity: Entity }[]>
 }
 
 export interface IdempotencyStore {
-  find(id: KeyId, now: number): StoredAnswer | null
-  save(id: KeyId, answer: StoredAnswer, now: number): void
+  find(id: KeyId, now: number): Promise<StoredAnswer | null>
+  save(id: KeyId, answer: StoredAnswer, now: number): Promise<void>
 }
 
 export interface ClientStore {
   /** Registers a client; the secret (null for a public client) is returned once and kept hashed. */
-  create(input: NewClient): { client: OAuthClient; secret: string | null }
-  find(id: string): OAuthClient | null
+  create(input: NewClient): Promise<{ client: OAuthClient; secret: string | null }>
+  find(id: string): Promise<OAuthClient | null>
   /** The client when `secret` is its secret; null otherwise (also for public clients). */
-  authenticate(id: string, secret: string): OAuthClient | null
+  authenticate(id: string, secret: string): Promise<OAuthClient | null>
 }
 
 export interface AuthorizationCodeStore {
-  insert(code: string, input: Omit<AuthorizationCode, 'usedAt' | 'grantId'>, now: number): void
-  find(code: string): AuthorizationCode | null
+  insert(code: string, input: Omit<AuthorizationCode, 'usedAt' | 'grantId'>, now: number): Promise<void>
+  find(code: string): Promise<AuthorizationCode | null>
   /** Marks the code used; false when another request redeemed it first (RFC 6749 §4.1.2). */
-  markUsed(code: string, now: number): boolean
-  setGrant(code: string, grantId: string, now: number): void
+  markUsed(code: string, now: number): Promise<boolean>
+  setGrant(code: string, grantId: string, now: number): Promise<void>
 }
 
 export interface DeviceCodeStore {
@@ -116,12 +127,12 @@ export interface DeviceCodeStore {
       expiresAt: number
     },
     now: number,
-  ): boolean
-  find(deviceCode: string): DeviceCode | null
-  findByHash(hash: string): DeviceCode | null
-  findByUserCode(userCode: string): DeviceCode | null
+  ): Promise<boolean>
+  find(deviceCode: string): Promise<DeviceCode | null>
+  findByHash(hash: string): Promise<DeviceCode | null>
+  findByUserCode(userCode: string): Promise<DeviceCode | null>
   /** Records a poll; `interval` is the (possibly raised) interval to keep for later polls. */
-  recordPoll(hash: string, interval: number, now: number): void
+  recordPoll(hash: string, interval: number, now: number): Promise<void>
   /** The user's decision; only a pending code can be decided, once. Returns false otherwise. */
   decide(
     hash: string,
@@ -129,72 +140,72 @@ export interface DeviceCodeStore {
       | { status: 'approved'; orgId: string; userId: string; scope: string[] }
       | { status: 'denied'; orgId: string; userId: string },
     now: number,
-  ): boolean
+  ): Promise<boolean>
   /** Moves an approved code to redeemed; false when another poll did it first. */
-  redeem(hash: string, now: number): boolean
+  redeem(hash: string, now: number): Promise<boolean>
 }
 
 export interface GrantStore {
   create(
     input: { orgId: string; clientId: string; userId: string; scope: string[]; expiresAt: number },
     now: number,
-  ): Grant
-  find(id: string): Grant | null
-  isLive(id: string): boolean
-  revoke(id: string, now: number): void
+  ): Promise<Grant>
+  find(id: string): Promise<Grant | null>
+  isLive(id: string): Promise<boolean>
+  revoke(id: string, now: number): Promise<void>
   insertRefreshToken(
     token: string,
     grant: { id: string; orgId: string },
     expiresAt: number,
     now: number,
-  ): void
-  findRefreshToken(token: string): RefreshTokenRecord | null
+  ): Promise<void>
+  findRefreshToken(token: string): Promise<RefreshTokenRecord | null>
   /** Marks a refresh token used; false when it already was (reuse: the family is revoked). */
-  markRefreshTokenUsed(token: string, now: number): boolean
+  markRefreshTokenUsed(token: string, now: number): Promise<boolean>
 }
 
 export interface RevocationStore {
-  revoke(jti: string, orgId: string, expiresAt: number, now: number): void
-  isRevoked(jti: string): boolean
+  revoke(jti: string, orgId: string, expiresAt: number, now: number): Promise<void>
+  isRevoked(jti: string): Promise<boolean>
 }
 
 /** Users as the login pages and role checks see them. */
 export interface LoginUserStore {
-  byEmail(email: string, orgId: string | null): LoginUser[]
-  byId(id: string): LoginUser | null
-  roleOf(id: string): string | null
-  setPasswordHash(userId: string, hash: string): void
-  exists(orgId: string, email: string): boolean
+  byEmail(email: string, orgId: string | null): Promise<LoginUser[]>
+  byId(id: string): Promise<LoginUser | null>
+  roleOf(id: string): Promise<string | null>
+  setPasswordHash(userId: string, hash: string): Promise<void>
+  exists(orgId: string, email: string): Promise<boolean>
 }
 
 export interface StoredQueryStore {
   save(
     query: Omit<StoredQuery, 'createdAt' | 'updatedAt'> & { requestHash: string },
     now: number,
-  ): StoredQuery
-  find(id: string, now: number): StoredQuery | null
-  touch(id: string, now: number): void
-  delete(id: string): void
-  saveResult(tokenHash: string, result: StoredResult, now: number): void
-  findResult(tokenHash: string, now: number): StoredResult | null
+  ): Promise<StoredQuery>
+  find(id: string, now: number): Promise<StoredQuery | null>
+  touch(id: string, now: number): Promise<void>
+  delete(id: string): Promise<void>
+  saveResult(tokenHash: string, result: StoredResult, now: number): Promise<void>
+  findResult(tokenHash: string, now: number): Promise<StoredResult | null>
 }
 
 export interface OrgStore {
-  create(name: string): Org
+  create(name: string): Promise<Org>
   /** Creates an organization whose name is not taken yet (OrgNameTakenError otherwise). */
-  createUnique(name: string): Org
+  createUnique(name: string): Promise<Org>
   /** By id or exact name. */
-  find(idOrName: string): Org | null
+  find(idOrName: string): Promise<Org | null>
   /** Whether any organization exists (serve's start-up hint names the first steps otherwise). */
-  any(): boolean
+  any(): Promise<boolean>
 }
 
 export interface SettingStore {
   /** A random secret made once per database (cursor and session keys), the same for every instance. */
-  instanceSecret(name: string): Uint8Array
-  insertKey(kid: string, privateJwk: string, publicJwk: string, now?: number): void
+  instanceSecret(name: string): Promise<Uint8Array>
+  insertKey(kid: string, privateJwk: string, publicJwk: string, now?: number): Promise<void>
   /** The signing key (newest, not retired) and every key retired less than `keepMs` ago, newest first. */
-  liveKeys(keepMs: number, now?: number): KeyRow[]
+  liveKeys(keepMs: number, now?: number): Promise<KeyRow[]>
 }
 
 /**
@@ -238,7 +249,7 @@ export interface Tx {
   readonly orgs: OrgStore
   readonly settings: SettingStore
   /** Runs `fn` as one write transaction: all of it commits, or none of it when it throws. */
-  transaction<T>(fn: (tx: Tx) => T): T
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
 }
 
 export interface Store extends Tx {
@@ -247,14 +258,14 @@ export interface Store extends Tx {
   readonly durability: Durability
   readonly changes: ChangeSource
   /** Applies pending migrations and the steps every run repeats; returns the schema version. */
-  migrate(): number
+  migrate(): Promise<number>
   /** Deletes at most `limit` expired rows of one kind in one short transaction; returns how many. */
-  purgeExpired(kind: ExpiringKind, now: number, limit: number): number
+  purgeExpired(kind: ExpiringKind, now: number, limit: number): Promise<number>
   /** Throws when the database cannot answer (readiness). */
-  ping(): void
+  ping(): Promise<void>
   /** Writes a consistent copy of the live database to `file`. */
-  backup(file: string): void
+  backup(file: string): Promise<void>
   /** At shutdown: leaves the database complete in its own files (SQLite folds its write-ahead log in). */
-  checkpoint(): void
-  close(): void
+  checkpoint(): Promise<void>
+  close(): Promise<void>
 }

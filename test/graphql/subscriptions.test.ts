@@ -57,9 +57,9 @@ describe.each(transports)(
       // Written while nobody listens: some through this server, some by "another process".
       const missed = [
         await write(acme),
-        writeFromOutside(server, acme),
+        await writeFromOutside(server, acme),
         await write(acme),
-        writeFromOutside(server, acme),
+        await writeFromOutside(server, acme),
       ]
       const second = subscribe(server, transport, acme.token, { after: seen.at(-1)!.id })
       const replayed = await second.take(4)
@@ -76,7 +76,7 @@ describe.each(transports)(
     it('sees appends made by another process on the same database', async () => {
       const subscriber = subscribe(server, transport, acme.token)
       await settle()
-      const id = writeFromOutside(server, acme)
+      const id = await writeFromOutside(server, acme)
       const [event] = await subscriber.take(1)
       await subscriber.close()
       expect(event!.resourceId).toBe(id)

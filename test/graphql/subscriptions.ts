@@ -100,7 +100,7 @@ export async function write(tenant: Tenant): Promise<string> {
  * Creates a user through a second database connection, as another process (an admin command,
  * another instance on the same file) would: the server learns of it only from the log.
  */
-export function writeFromOutside(server: TestServer, tenant: Tenant): string {
+export async function writeFromOutside(server: TestServer, tenant: Tenant): Promise<string> {
   serial += 1
   const engine = {
     store: server.store,
@@ -116,5 +116,5 @@ export function writeFromOutside(server: TestServer, tenant: Tenant): string {
     expiresAt: Date.now() / 1000 + 60,
   }
   const body = { name: `Outside ${serial}`, email: `outside-${serial}-${Date.now()}@example.com` }
-  return createRecord(engine, principal, users, body).id as string
+  return (await createRecord(engine, principal, users, body)).id as string
 }

@@ -227,7 +227,7 @@ describe('the time budget of a QUERY', () => {
       const parsed = parseQuery({ mediaType: 'application/jsonpath', text: path }, target)
       let thrown: unknown
       try {
-        runQuery(engine, principal, parsed, target, new URL('http://x/api/v1/queries/q'))
+        await runQuery(engine, principal, parsed, target, new URL('http://x/api/v1/queries/q'))
       } catch (error) {
         thrown = error
       }

@@ -24,7 +24,7 @@ describe('Last-Modified of a collection', () => {
     expect(await lastModified()).toBe(before)
     await nextSecond()
     // server.db is a second connection to the server's SQLite file, as another instance has.
-    createRecord(adminEngine(server.store), systemPrincipal(shop.orgId), products, {
+    await createRecord(adminEngine(server.store), systemPrincipal(shop.orgId), products, {
       name: 'Lamp',
       sku: 'LAMP-1',
       price: 1999,

@@ -147,7 +147,7 @@ describe('counting', () => {
   const counts = (statements: Statement[]) => statements.filter((s) => /\bcount\s*\(/i.test(s.sql))
 
   for (const resource of RESOURCES) {
-    it(`runs no count( for a plain list of ${resource.name}, and exactly one with include_total`, () => {
+    it(`runs no count( for a plain list of ${resource.name}, and exactly one with include_total`, async () => {
       for (const page of pages) {
         for (const includeTotal of [false, true]) {
           const spy = spied(db)
@@ -157,7 +157,7 @@ describe('counting', () => {
             cursors: new CursorCodec(new Uint8Array(32)),
           }
           const query: ListQuery = { where: [], sort: DEFAULT, page, includeTotal }
-          listRecords(ctx, principal, resource, query)
+          await listRecords(ctx, principal, resource, query)
           expect(spy.statements.length).toBeGreaterThan(0)
           expect(counts(spy.statements)).toHaveLength(includeTotal ? 1 : 0)
         }

@@ -19,34 +19,34 @@ export async function authorizationCodeGrant(
   const redirectUri = form.get('redirect_uri')
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.')
   const now = ctx.clock()
-  const record = ctx.store.codes.find(code)
+  const record = await ctx.store.codes.find(code)
   // RFC 6749 §4.1.3: the code is bound to the client it was issued to.
   if (!record || record.clientId !== client.id) throw invalidGrant('The code is not valid.')
   if (record.usedAt !== null) {
     // RFC 6749 §4.1.2 and RFC 9700 §4.5: a second redemption revokes what the first one issued.
-    if (record.grantId) ctx.store.grants.revoke(record.grantId, now)
+    if (record.grantId) await ctx.store.grants.revoke(record.grantId, now)
     throw invalidGrant('The code was already used; the tokens issued for it are revoked.')
   }
   if (record.expiresAt <= now) throw invalidGrant('The code has expired.')
   if (redirectUri !== record.redirectUri)
     throw invalidGrant('redirect_uri differs from the one of the authorization request.')
   checkVerifier(record.codeChallenge, form.get('code_verifier'))
-  const user = ctx.store.users.byId(record.userId)
+  const user = await ctx.store.users.byId(record.userId)
   if (!user || user.orgId !== record.orgId) throw invalidGrant('The user of this code no longer exists.')
   // The role may have changed since the consent: never more than it allows now.
   const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
-  const issued = ctx.store.transaction((tx) => {
+  const issued = await ctx.store.transaction(async (tx) => {
     // Two concurrent redemptions: only one marks the code; the other is a reuse.
-    if (!tx.codes.markUsed(code, now)) return null
-    const started = startGrant({ ...ctx, store: tx }, client, user, scope, now)
-    tx.codes.setGrant(code, started.grant.id, now)
+    if (!(await tx.codes.markUsed(code, now))) return null
+    const started = await startGrant({ ...ctx, store: tx }, client, user, scope, now)
+    await tx.codes.setGrant(code, started.grant.id, now)
     return started
   })
   if (!issued) {
-    const again = ctx.store.codes.find(code)
-    if (again?.grantId) ctx.store.grants.revoke(again.grantId, now)
+    const again = await ctx.store.codes.find(code)
+    if (again?.grantId) await ctx.store.grants.revoke(again.grantId, now)
     throw invalidGrant('The code was already used; the tokens issued for it are revoked.')
   }
   return userTokenResponse(ctx, issued.grant, scope, issued.refreshToken)

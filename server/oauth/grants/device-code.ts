@@ -15,7 +15,7 @@ export async function deviceCodeGrant(
   const deviceCode = form.get('device_code')
   if (!deviceCode) throw new OAuthError('invalid_request', 'device_code is required.')
   const now = ctx.clock()
-  const record = ctx.store.deviceCodes.find(deviceCode)
+  const record = await ctx.store.deviceCodes.find(deviceCode)
   if (!record || record.clientId !== client.id)
     throw new OAuthError('invalid_grant', 'The device code is not valid.')
   if (record.expiresAt <= now)
@@ -23,10 +23,10 @@ export async function deviceCodeGrant(
   // RFC 8628 §3.5: polling faster than the interval raises it by 5 s, for this and every later poll.
   if (record.lastPolledAt !== null && now - record.lastPolledAt < record.interval * 1000) {
     const interval = record.interval + SLOW_DOWN_STEP_S
-    ctx.store.deviceCodes.recordPoll(record.hash, interval, now)
+    await ctx.store.deviceCodes.recordPoll(record.hash, interval, now)
     throw new OAuthError('slow_down', `Polling too fast: wait ${interval} seconds between requests.`)
   }
-  ctx.store.deviceCodes.recordPoll(record.hash, record.interval, now)
+  await ctx.store.deviceCodes.recordPoll(record.hash, record.interval, now)
   switch (record.status) {
     case 'pending':
       throw new OAuthError('authorization_pending', 'The user has not answered yet.')
@@ -35,15 +35,15 @@ export async function deviceCodeGrant(
     case 'redeemed':
       throw new OAuthError('invalid_grant', 'The device code was already used.')
   }
-  const user = record.userId ? ctx.store.users.byId(record.userId) : null
+  const user = record.userId ? await ctx.store.users.byId(record.userId) : null
   if (!user || user.orgId !== record.orgId)
     throw new OAuthError('invalid_grant', 'The user no longer exists.')
   const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
-  const issued = ctx.store.transaction((tx) =>
-    tx.deviceCodes.redeem(record.hash, now)
-      ? startGrant({ ...ctx, store: tx }, client, user, scope, now)
+  const issued = await ctx.store.transaction(async (tx) =>
+    (await tx.deviceCodes.redeem(record.hash, now))
+      ? await startGrant({ ...ctx, store: tx }, client, user, scope, now)
       : null,
   )
   if (!issued) throw new OAuthError('invalid_grant', 'The device code was already used.')

@@ -15,9 +15,9 @@ export function tokenResponse(body: Record<string, unknown>): Response {
 }
 
 /** A new refresh token of `grant`: idle expiry from now, never past the grant's absolute expiry. */
-export function newRefreshToken(store: Tx, grant: Grant, now: number): string {
+export async function newRefreshToken(store: Tx, grant: Grant, now: number): Promise<string> {
   const token = randomToken('rt')
-  store.grants.insertRefreshToken(
+  await store.grants.insertRefreshToken(
     token,
     grant,
     Math.min(now + REFRESH_IDLE_TTL_S * 1000, grant.expiresAt),
@@ -30,14 +30,14 @@ export function newRefreshToken(store: Tx, grant: Grant, now: number): string {
  * Starts a grant (a token family) for what a user allowed a client, with its first refresh token
  * when the client may refresh. Runs inside the caller's transaction.
  */
-export function startGrant(
+export async function startGrant(
   ctx: OAuthContext,
   client: OAuthClient,
   user: { id: string; orgId: string },
   scope: string[],
   now: number,
-): { grant: Grant; refreshToken: string | undefined } {
-  const grant = ctx.store.grants.create(
+): Promise<{ grant: Grant; refreshToken: string | undefined }> {
+  const grant = await ctx.store.grants.create(
     {
       orgId: user.orgId,
       clientId: client.id,
@@ -48,7 +48,7 @@ export function startGrant(
     now,
   )
   const refreshToken = client.grantTypes.includes('refresh_token')
-    ? newRefreshToken(ctx.store, grant, now)
+    ? await newRefreshToken(ctx.store, grant, now)
     : undefined
   return { grant, refreshToken }
 }

@@ -20,17 +20,17 @@ export async function refreshTokenGrant(
   const token = form.get('refresh_token')
   if (!token) throw new OAuthError('invalid_request', 'refresh_token is required.')
   const now = ctx.clock()
-  const record = ctx.store.grants.findRefreshToken(token)
-  const grant = record && ctx.store.grants.find(record.grantId)
+  const record = await ctx.store.grants.findRefreshToken(token)
+  const grant = record && (await ctx.store.grants.find(record.grantId))
   // RFC 6749 §6: bound to the client it was issued to.
   if (!record || !grant || grant.clientId !== client.id) throw invalidGrant('The refresh token is not valid.')
   if (grant.revoked) throw invalidGrant('The refresh token has been revoked.')
   if (record.used) {
-    ctx.store.grants.revoke(grant.id, now)
+    await ctx.store.grants.revoke(grant.id, now)
     throw invalidGrant('The refresh token was already used; every token of its grant is revoked.')
   }
   if (record.expiresAt <= now || grant.expiresAt <= now) throw invalidGrant('The refresh token has expired.')
-  const user = ctx.store.users.byId(grant.userId)
+  const user = await ctx.store.users.byId(grant.userId)
   if (!user || user.orgId !== grant.orgId) throw invalidGrant('The user of this grant no longer exists.')
   // RFC 6749 §6: a narrower scope may be asked; never more than the grant, the role (now) and the client allow.
   const asked = parseScope(form.get('scope'))
@@ -41,12 +41,12 @@ export async function refreshTokenGrant(
   const scope = intersectScope(asked ?? grant.scope, roleScopes(user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
-  const rotated = ctx.store.transaction((tx) => {
-    if (!tx.grants.markRefreshTokenUsed(token, now)) return null
-    return newRefreshToken(tx, grant, now)
+  const rotated = await ctx.store.transaction(async (tx) => {
+    if (!(await tx.grants.markRefreshTokenUsed(token, now))) return null
+    return await newRefreshToken(tx, grant, now)
   })
   if (rotated === null) {
-    ctx.store.grants.revoke(grant.id, now)
+    await ctx.store.grants.revoke(grant.id, now)
     throw invalidGrant('The refresh token was already used; every token of its grant is revoked.')
   }
   return userTokenResponse(ctx, grant, scope, rotated)

@@ -65,6 +65,7 @@ import {
   updateFields,
 } from './records.ts'
 import { instanceSecret } from './settings.ts'
+import { type SyncTx, sqliteTransactions, viewOf } from './transactions.ts'
 
 const PURGES: Record<ExpiringKind, (db: Database, now: number, limit: number) => number> = {
   idempotencyKeys: purgeExpiredIdempotencyKeys,
@@ -94,7 +95,7 @@ function changesOf(db: Database): ChangeSource {
 export function sqliteStore(db: Database): Store {
   const changes = changesOf(db)
   const lastChanges = new StampedCache<string | null>(changes)
-  const tx: Tx = {
+  const sync: SyncTx = {
     records: {
       page: (resource, orgId, request) => selectPage(db, resource, orgId, request),
       count: (resource, orgId, where, search) => countRows(db, resource, orgId, where, search),
@@ -185,28 +186,33 @@ export function sqliteStore(db: Database): Store {
       insertKey: (kid, privateJwk, publicJwk, now) => insertKey(db, kid, privateJwk, publicJwk, now),
       liveKeys: (keepMs, now) => liveKeys(db, keepMs, now),
     },
-    // One connection: the transaction's statements are this store's; a nested call is a savepoint.
-    transaction: (fn) => db.transaction(() => fn(tx)).immediate(),
   }
+  const { guard, transactions } = sqliteTransactions(db)
+  const root: Tx = { ...viewOf(sync, guard), transaction: transactions.begin }
+  const inTransaction: Tx = { ...viewOf(sync, transactions.inside), transaction: transactions.savepoint }
+  transactions.bind(inTransaction)
   const ping = db.query('SELECT 1')
+  const run = <T>(fn: () => T): Promise<T> => guard(fn)
   return {
-    ...tx,
+    ...root,
     backend: 'sqlite',
     get durability(): Durability {
       return durabilityOf(db)
     },
     changes,
-    migrate: () => migrateDatabase(db),
-    purgeExpired: (kind, now, limit) => PURGES[kind](db, now, limit),
-    ping: () => {
-      ping.get()
-    },
-    backup: (file) => backupDatabase(db, file),
+    migrate: () => run(() => migrateDatabase(db)),
+    purgeExpired: (kind, now, limit) => run(() => PURGES[kind](db, now, limit)),
+    ping: () =>
+      run(() => {
+        ping.get()
+      }),
+    backup: (file) => run(() => backupDatabase(db, file)),
     // The write-ahead log folded into the database file, so that the file alone is the database.
-    checkpoint: () => {
-      db.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    },
-    close: () => db.close(),
+    checkpoint: () =>
+      run(() => {
+        db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+      }),
+    close: () => run(() => db.close()),
   }
 }
 
