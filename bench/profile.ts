@@ -24,7 +24,7 @@ const SHOWN = 14
 /** The child: one endpoint, many times, through `app.fetch`. */
 async function profileChild(key: Key): Promise<void> {
   const path = join(ROOT, DATABASE_FILE)
-  const tenant = benchTenant(path, 1)
+  const tenant = await benchTenant(path, 1)
   const app = await createApp({
     store: sqliteStore(openDatabase(path)),
     baseUrl: 'http://127.0.0.1',
@@ -89,6 +89,6 @@ async function profileEndpoint(key: Key): Promise<void> {
 const key = process.argv[2]
 if (key === 'list' || key === 'get') await profileChild(key)
 else {
-  ensureDatabase(join(ROOT, DATABASE_FILE), (line) => console.log(`profile: ${line}`))
+  await ensureDatabase(join(ROOT, DATABASE_FILE), (line) => console.log(`profile: ${line}`))
   for (const k of ['list', 'get'] as const) await profileEndpoint(k)
 }

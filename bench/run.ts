@@ -120,8 +120,8 @@ async function main(argv: string[]): Promise<number> {
   if (tool === 'wrk' && !hasWrk()) throw new Error('wrk is not installed (apt-get install -y wrk)')
   const schedule: Schedule = { tool, ...SCHEDULE }
   const dbPath = join(ROOT, DATABASE_FILE)
-  ensureDatabase(dbPath, log)
-  const tenant = benchTenant(dbPath, IDS_ROTATED)
+  await ensureDatabase(dbPath, log)
+  const tenant = await benchTenant(dbPath, IDS_ROTATED)
   const servers: ServerProcess[] = []
   try {
     const serve = ['server/main.ts', 'serve', '--host', '127.0.0.1', '--db', dbPath]

@@ -1,5 +1,6 @@
 import { snakeCase } from '../../shared/resources/define.ts'
 import type { Field, Resource } from '../../shared/resources/index.ts'
+import type { Dialect, SqlValue } from './dialect.ts'
 
 const cache = new Map<string, string>()
 
@@ -29,6 +30,12 @@ export function toColumn(field: Field, value: unknown): string | number | null {
   if (field.kind === 'boolean') return value ? 1 : 0
   if (field.kind === 'json') return JSON.stringify(value)
   return value as string | number
+}
+
+/** A JSON value as a statement binds it in `dialect`: booleans are true/false where the column is boolean. */
+export function toColumnIn(dialect: Dialect, field: Field, value: unknown): SqlValue | boolean {
+  const stored = toColumn(field, value)
+  return field.kind === 'boolean' && dialect.nativeBooleans && stored !== null ? stored === 1 : stored
 }
 
 const layouts = new WeakMap<Resource, [string, string, Field][]>()

@@ -12,6 +12,8 @@ export interface Dialect {
   readonly name: string
   /** Booleans are a column type of their own (else integers 0 and 1, as request values and cursors carry them). */
   readonly nativeBooleans: boolean
+  /** A column naming one row of any table, for deletes in batches (`rowid`, `ctid`). */
+  readonly rowId: string
   /** The text standing for the `n`-th bound value (1-based). */
   placeholder(n: number): string
   /** A condition that holds for every row, and one that holds for none. */

@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { decodeProtectedHeader, type JWK } from 'jose'
 import { type App, createApp } from '../../server/app.ts'
 import { rotateKey } from '../../server/auth/keys.ts'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import { type Database, migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 
 // The app is driven through app.fetch with an injected clock, so that the key ring's one-minute
@@ -18,8 +16,13 @@ let credentials: string
 beforeAll(async () => {
   db = openDatabase(':memory:')
   migrateDatabase(db)
-  app = await createApp({ store: sqliteStore(db), baseUrl: BASE, clock: () => now, log: () => {} })
-  const { client, secret } = createClient(db, { name: 'svc', orgId: createOrg(db, 'Rot').id, public: false })
+  const store = sqliteStore(db)
+  app = await createApp({ store, baseUrl: BASE, clock: () => now, log: () => {} })
+  const { client, secret } = await store.clients.create({
+    name: 'svc',
+    orgId: (await store.orgs.create('Rot')).id,
+    public: false,
+  })
   credentials = btoa(`${client.id}:${secret}`)
 })
 afterAll(() => db.close())

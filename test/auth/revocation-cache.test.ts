@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { decodeJwt } from 'jose'
 import { OTHERS_POLL_MS } from '../../server/store/change-stamp.ts'
-import { revokeTokenId } from '../../server/store/sqlite/oauth-revoked-tokens.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -19,7 +18,7 @@ describe('a revoked access token', () => {
     expect((await acme.fetch('/api/v1/orders')).status).toBe(200)
     const { jti, exp, org_id } = decodeJwt(acme.token) as { jti: string; exp: number; org_id: string }
     // server.db is a second connection to the same SQLite file, as another instance has.
-    revokeTokenId(server.db, jti, org_id, exp * 1000, Date.now())
+    await server.store.revocations.revoke(jti, org_id, exp * 1000, Date.now())
     await Bun.sleep(OTHERS_POLL_MS + 20)
     const refused = await acme.fetch('/api/v1/orders')
     expect(refused.status).toBe(401)

@@ -18,13 +18,13 @@ afterAll(() => server.stop())
 async function organization() {
   organizations += 1
   const org = await orgWithUsers(server, `Org ${organizations}`)
-  const web = registerClient(server, {
+  const web = await registerClient(server, {
     orgId: org.orgId,
     redirectUris: [REDIRECT],
     grantTypes: ['authorization_code'],
   })
   const config = await discover(server, web.id, web.secret)
-  const service = registerClient(server, { orgId: org.orgId })
+  const service = await registerClient(server, { orgId: org.orgId })
   const answer = await postForm(server, '/oauth/token', {
     grant_type: 'client_credentials',
     client_id: service.id,

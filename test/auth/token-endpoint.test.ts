@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
-import { createClient } from '../../server/store/sqlite/clients.ts'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
 import { CLI_CLIENT_ID, type NewClient } from '../../server/store/types.ts'
 import { ALL_SCOPES } from '../../shared/resources/index.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
@@ -14,13 +12,13 @@ let client: { id: string; secret: string }
 
 beforeAll(async () => {
   server = await startTestServer()
-  orgId = createOrg(server.db, 'Token Org').id
-  client = confidential()
+  orgId = (await server.store.orgs.create('Token Org')).id
+  client = await confidential()
 })
 afterAll(() => server.stop())
 
-function confidential(options: Partial<NewClient> = {}): { id: string; secret: string } {
-  const created = createClient(server.db, { name: 'svc', orgId, public: false, ...options })
+async function confidential(options: Partial<NewClient> = {}): Promise<{ id: string; secret: string }> {
+  const created = await server.store.clients.create({ name: 'svc', orgId, public: false, ...options })
   return { id: created.client.id, secret: created.secret! }
 }
 
@@ -76,13 +74,13 @@ describe('POST /oauth/token with grant_type=client_credentials', () => {
   })
 
   it('grants only the scopes a restricted client is allowed when it asks for none', async () => {
-    const narrow = confidential({ scope: ['read:products', 'read:orders'] })
+    const narrow = await confidential({ scope: ['read:products', 'read:orders'] })
     const response = await withBasic({ grant_type: 'client_credentials' }, narrow)
     expect(((await response.json()) as { scope: string }).scope).toBe('read:products read:orders')
   })
 
   it('decodes form-urlencoded Basic credentials with reserved and non-ASCII characters', async () => {
-    const special = confidential()
+    const special = await confidential()
     const id = 'svc:1 +%/é&=?'
     const secret = 's3cr3t: with spaces+%&/é"\\'
     const hash = encodeHexLowerCase(sha256(new TextEncoder().encode(secret)))
@@ -167,7 +165,7 @@ describe('POST /oauth/token client authentication', () => {
   })
 
   it('rejects a body client_id that differs from the Basic one with invalid_request', async () => {
-    const other = confidential()
+    const other = await confidential()
     const response = await token(
       { grant_type: 'client_credentials', client_id: other.id },
       { Authorization: basic(client.id, client.secret) },
@@ -262,13 +260,13 @@ describe('POST /oauth/token grant types', () => {
   })
 
   it('refuses client_credentials to an organization public client with unauthorized_client', async () => {
-    const { client: pub } = createClient(server.db, { name: 'spa', orgId, public: true })
+    const { client: pub } = await server.store.clients.create({ name: 'spa', orgId, public: true })
     const response = await token({ grant_type: 'client_credentials', client_id: pub.id })
     await expectOAuthError(response, 400, 'unauthorized_client')
   })
 
   it('refuses client_credentials to a confidential client not registered for it', async () => {
-    const web = confidential({ grantTypes: ['authorization_code'] })
+    const web = await confidential({ grantTypes: ['authorization_code'] })
     const response = await withBasic({ grant_type: 'client_credentials' }, web)
     await expectOAuthError(response, 400, 'unauthorized_client')
   })
@@ -285,7 +283,7 @@ describe('POST /oauth/token scopes', () => {
   })
 
   it('rejects a known scope the client is not allowed with 400 invalid_scope', async () => {
-    const narrow = confidential({ scope: ['read:orders'] })
+    const narrow = await confidential({ scope: ['read:orders'] })
     const response = await withBasic(
       { grant_type: 'client_credentials', scope: 'read:orders write:orders' },
       narrow,

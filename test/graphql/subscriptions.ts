@@ -2,7 +2,6 @@ import { createClient as createSseClient } from 'graphql-sse'
 import { createClient as createWsClient } from 'graphql-ws'
 import { CursorCodec } from '../../server/resources/cursor.ts'
 import { createRecord } from '../../server/resources/writes.ts'
-import { instanceSecret } from '../../server/store/sqlite/settings.ts'
 import { users } from '../../shared/resources/users.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 import type { Loose } from './support.ts'
@@ -105,7 +104,7 @@ export async function writeFromOutside(server: TestServer, tenant: Tenant): Prom
   const engine = {
     store: server.store,
     clock: Date.now,
-    cursors: new CursorCodec(instanceSecret(server.db, 'cursor_key')),
+    cursors: new CursorCodec(await server.store.settings.instanceSecret('cursor_key')),
   }
   const principal = {
     kind: 'client' as const,

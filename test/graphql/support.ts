@@ -1,7 +1,6 @@
 import { expect } from 'bun:test'
 import { KeyRing } from '../../server/auth/keys.ts'
 import { issueAccessToken } from '../../server/auth/tokens.ts'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json'
@@ -95,7 +94,7 @@ export async function shortLivedToken(server: TestServer, tenant: Tenant, second
 
 /** A token of a second client of the tenant's organization, limited to `scope`. */
 export async function scopedToken(server: TestServer, tenant: Tenant, scope: string[]): Promise<string> {
-  const { client, secret } = createClient(server.db, {
+  const { client, secret } = await server.store.clients.create({
     name: 'scoped',
     orgId: tenant.orgId,
     public: false,

@@ -54,7 +54,7 @@ describe('GET /oauth/authorize + POST /oauth/token, grant_type=authorization_cod
   })
 
   it('authenticates a confidential client (client_secret_basic) and echoes state', async () => {
-    const web = registerClient(server, {
+    const web = await registerClient(server, {
       orgId: acme.orgId,
       redirectUris: [WEB_REDIRECT],
       grantTypes: ['authorization_code', 'refresh_token'],
@@ -66,7 +66,7 @@ describe('GET /oauth/authorize + POST /oauth/token, grant_type=authorization_cod
   })
 
   it('grants what was asked ∩ what the client may ask ∩ what the role allows', async () => {
-    const narrow = registerClient(server, {
+    const narrow = await registerClient(server, {
       orgId: null,
       public: true,
       redirectUris: ['http://127.0.0.1/cb'],
@@ -107,7 +107,7 @@ describe('GET /oauth/authorize + POST /oauth/token, grant_type=authorization_cod
   })
 
   it('lets only users of its organization log in to a client registered to one', async () => {
-    const acmeOnly = registerClient(server, {
+    const acmeOnly = await registerClient(server, {
       orgId: acme.orgId,
       public: true,
       redirectUris: ['http://127.0.0.1/cb'],

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { expectOAuthError } from '../auth/oauth-assertions.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
@@ -11,7 +10,7 @@ let orgId: string
 
 beforeAll(async () => {
   server = await startTestServer()
-  orgId = createOrg(server.db, 'Throttle').id
+  orgId = (await server.store.orgs.create('Throttle')).id
 })
 afterAll(() => server.stop())
 
@@ -45,7 +44,7 @@ describe('POST /oauth/token: client-secret guessing is throttled per client id',
   it.each(methods)(
     'answers 429 temporarily_unavailable with Retry-After after 10 wrong secrets (%s), even for the right one',
     async (method) => {
-      const client = registerClient(server, { orgId })
+      const client = await registerClient(server, { orgId })
       await failTimes(method, client.id)
       await expectLockedOut(await tokenRequest(method, client.id, client.secret!))
       // The other method, and the revocation and introspection endpoints, are locked out too.
@@ -57,7 +56,7 @@ describe('POST /oauth/token: client-secret guessing is throttled per client id',
   )
 
   it('counts wrong secrets of both methods together; a success in between clears nothing', async () => {
-    const client = registerClient(server, { orgId })
+    const client = await registerClient(server, { orgId })
     await failTimes('client_secret_basic', client.id, FAILURES / 2)
     await failTimes('client_secret_post', client.id, FAILURES / 2 - 1)
     expect((await tokenRequest('client_secret_post', client.id, client.secret!)).status).toBe(200)
@@ -77,8 +76,8 @@ describe('POST /oauth/token: client-secret guessing is throttled per client id',
   })
 
   it("leaves other clients alone, and their successes do not clear the locked one's count", async () => {
-    const locked = registerClient(server, { orgId })
-    const other = registerClient(server, { orgId })
+    const locked = await registerClient(server, { orgId })
+    const other = await registerClient(server, { orgId })
     await failTimes('client_secret_basic', locked.id)
     expect((await tokenRequest('client_secret_basic', other.id, other.secret!)).status).toBe(200)
     await expectLockedOut(await tokenRequest('client_secret_basic', locked.id, locked.secret!))

@@ -56,7 +56,7 @@ describe('POST /oauth/device_authorization (RFC 8628 §3.1)', () => {
   })
 
   it('refuses a client not registered for the grant, and unknown scopes', async () => {
-    const web = registerClient(server, {
+    const web = await registerClient(server, {
       orgId: acme.orgId,
       public: true,
       grantTypes: ['authorization_code'],
@@ -143,7 +143,7 @@ describe('polling the token endpoint (RFC 8628 §3.5)', () => {
   })
 
   it('binds the device code to its client', async () => {
-    const other = registerClient(server, { orgId: null, public: true, grantTypes: [DEVICE_GRANT] })
+    const other = await registerClient(server, { orgId: null, public: true, grantTypes: [DEVICE_GRANT] })
     const { device_code } = await start()
     await expectOAuthError(await poll(device_code, other.id), 400, 'invalid_grant')
     await expectOAuthError(await poll('dc_unknown'), 400, 'invalid_grant')

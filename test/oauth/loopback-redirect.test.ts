@@ -11,13 +11,13 @@ let web: { id: string }
 beforeAll(async () => {
   server = await startTestServer()
   acme = await orgWithUsers(server, 'Acme')
-  native = registerClient(server, {
+  native = await registerClient(server, {
     orgId: null,
     public: true,
     redirectUris: ['http://127.0.0.1:4000/cb', 'http://[::1]:4000/cb'],
     grantTypes: ['authorization_code'],
   })
-  web = registerClient(server, {
+  web = await registerClient(server, {
     orgId: acme.orgId,
     redirectUris: ['http://app.example:4000/cb'],
     grantTypes: ['authorization_code'],

@@ -66,7 +66,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
 describe('GET /.well-known/jwks.json', () => {
   it('publishes ES256 keys with kids, among them the one access tokens name', async () => {
     const acme = await orgWithUsers(server, 'Acme')
-    const svc = registerClient(server, { orgId: acme.orgId })
+    const svc = await registerClient(server, { orgId: acme.orgId })
     const tokens = await oidc.clientCredentialsGrant(await discover(server, svc.id, svc.secret))
     const { keys } = (await (await server.fetch('/.well-known/jwks.json')).json()) as {
       keys: Record<string, string>[]

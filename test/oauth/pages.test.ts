@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createUser } from '../../server/admin/users.ts'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { orgWithUsers, PASSWORD, PageAgent, pkce, registerClient } from './support.ts'
@@ -114,7 +113,7 @@ describe('the login page', () => {
 
 describe('the consent page', () => {
   it('names the client and the scopes in plain words, escaping what it shows', async () => {
-    const evil = registerClient(server, {
+    const evil = await registerClient(server, {
       orgId: acme.orgId,
       public: true,
       name: '<script>alert(1)</script> Reports',
@@ -196,7 +195,7 @@ describe('CSRF protection of the forms', () => {
 
 describe('one e-mail and password in several organizations', () => {
   it('asks which organization, then acts in the one chosen', async () => {
-    const other = createOrg(server.db, 'Initech')
+    const other = await server.store.orgs.create('Initech')
     await createUser(server.store, {
       org: other.id,
       email: acme.member.email,

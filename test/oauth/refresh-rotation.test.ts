@@ -76,7 +76,7 @@ describe('reusing a rotated refresh token (RFC 9700 §4.14.2)', () => {
 describe('refresh token bindings and limits', () => {
   it('is bound to its client: another client gets invalid_grant and the token stays good', async () => {
     const first = await login()
-    const other = registerClient(server, {
+    const other = await registerClient(server, {
       orgId: null,
       public: true,
       redirectUris: ['http://127.0.0.1/cb'],
@@ -150,7 +150,7 @@ describe('refresh token bindings and limits', () => {
   })
 
   it('is never issued for client credentials', async () => {
-    const svc = registerClient(server, { orgId: acme.orgId })
+    const svc = await registerClient(server, { orgId: acme.orgId })
     const config = await discover(server, svc.id, svc.secret)
     const tokens = await oidc.clientCredentialsGrant(config)
     expect(tokens.refresh_token).toBeUndefined()

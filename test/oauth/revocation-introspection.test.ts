@@ -26,7 +26,7 @@ beforeAll(async () => {
   acme = await orgWithUsers(server, 'Acme')
   globex = await orgWithUsers(server, 'Globex')
   cli = await discover(server, CLI_CLIENT_ID)
-  acmeServiceCreds = registerClient(server, { orgId: acme.orgId })
+  acmeServiceCreds = await registerClient(server, { orgId: acme.orgId })
   acmeService = await discover(server, acmeServiceCreds.id, acmeServiceCreds.secret)
 })
 afterAll(() => server.stop())

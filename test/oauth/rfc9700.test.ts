@@ -22,7 +22,7 @@ const WEB = 'https://app.example/cb'
 beforeAll(async () => {
   server = await startTestServer()
   acme = await orgWithUsers(server, 'Acme')
-  web = registerClient(server, {
+  web = await registerClient(server, {
     orgId: acme.orgId,
     redirectUris: [WEB, 'http://app.example/plain'],
     grantTypes: ['authorization_code', 'refresh_token'],
@@ -148,7 +148,7 @@ describe('errors after the redirect URI is verified go back to the client with s
   })
 
   it('refuses a client not registered for the code grant with unauthorized_client', async () => {
-    const cc = registerClient(server, {
+    const cc = await registerClient(server, {
       orgId: acme.orgId,
       redirectUris: [WEB],
       grantTypes: ['client_credentials'],
@@ -230,7 +230,7 @@ describe('the code at the token endpoint (RFC 9700 §2.1.1, RFC 7636)', () => {
       400,
       'invalid_grant',
     )
-    const other = registerClient(server, {
+    const other = await registerClient(server, {
       orgId: null,
       public: true,
       redirectUris: ['http://127.0.0.1/callback'],

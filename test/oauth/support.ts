@@ -1,7 +1,5 @@
 import * as oidc from 'openid-client'
 import { createUser } from '../../server/admin/users.ts'
-import { createClient } from '../../server/store/sqlite/clients.ts'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
 import type { NewClient } from '../../server/store/types.ts'
 import type { TestServer } from '../support/server.ts'
 
@@ -9,7 +7,7 @@ export const PASSWORD = 'correct horse battery'
 
 /** A fresh organization with one user of each role (password PASSWORD). */
 export async function orgWithUsers(server: TestServer, name: string) {
-  const org = createOrg(server.db, name)
+  const org = await server.store.orgs.create(name)
   const slug = name.toLowerCase().replace(/\W+/g, '-')
   const make = async (role: string) => {
     const email = `${role}@${slug}.example`
@@ -30,8 +28,11 @@ export async function orgWithUsers(server: TestServer, name: string) {
   }
 }
 
-export function registerClient(server: TestServer, input: Partial<NewClient> & { orgId: string | null }) {
-  const { client, secret } = createClient(server.db, { name: 'Test App', public: false, ...input })
+export async function registerClient(
+  server: TestServer,
+  input: Partial<NewClient> & { orgId: string | null },
+): Promise<{ id: string; secret: string | undefined }> {
+  const { client, secret } = await server.store.clients.create({ name: 'Test App', public: false, ...input })
   return { id: client.id, secret: secret ?? undefined }
 }
 

@@ -2,15 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createUser } from '../../server/admin/users.ts'
 import { hashToken } from '../../server/crypto/token-hash.ts'
 import { createLogger } from '../../server/ops/logger.ts'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import type { Database } from '../../server/store/sqlite/db.ts'
-import { insertAuthorizationCode } from '../../server/store/sqlite/oauth-codes.ts'
-import { insertDeviceCode } from '../../server/store/sqlite/oauth-device-codes.ts'
-import { createGrant, insertRefreshToken, revokeGrant } from '../../server/store/sqlite/oauth-grants.ts'
-import { revokeTokenId } from '../../server/store/sqlite/oauth-revoked-tokens.ts'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
-import { saveQuery, saveResult } from '../../server/store/sqlite/queries.ts'
-import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import type { Store } from '../../server/store/store.ts'
 import { isoNow } from '../../shared/time.ts'
 import { JSON_TYPE, query } from '../query-method/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
@@ -34,16 +27,16 @@ async function until(done: () => boolean, what: string, timeoutMs = 3_000): Prom
 }
 
 /** An organization with a user and a public client that may use every user grant, made in the store. */
-async function oauthParties(db: Database, name: string) {
-  const org = createOrg(db, name)
-  const user = await createUser(sqliteStore(db), {
+async function oauthParties(store: Store, name: string) {
+  const org = await store.orgs.create(name)
+  const user = await createUser(store, {
     org: org.id,
     email: `ann@${name.toLowerCase()}.example`,
     name: 'Ann',
     role: 'admin',
     password: 'correct horse battery',
   })
-  const { client } = createClient(db, {
+  const { client } = await store.clients.create({
     name: 'App',
     orgId: org.id,
     public: true,
@@ -61,9 +54,9 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
   afterAll(() => server.stop())
 
   it('deletes every kind of expired row and keeps the live ones', async () => {
-    const { db } = server
+    const { db, store } = server
     const tenant = await server.tenant()
-    const { orgId, userId, clientId } = await oauthParties(db, 'Expiry')
+    const { orgId, userId, clientId } = await oauthParties(store, 'Expiry')
     const now = Date.now()
 
     // Idempotency keys: kept 24 hours (contract), made by real requests.
@@ -78,8 +71,7 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
     db.run("UPDATE idempotency_keys SET created_at = ? WHERE key = 'key-old'", [isoNow(now - 25 * HOUR)])
 
     const code = (name: string, expiresAt: number) =>
-      insertAuthorizationCode(
-        db,
+      store.codes.insert(
         name,
         {
           orgId,
@@ -92,42 +84,50 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
         },
         expiresAt - 10 * MINUTE,
       )
-    code('ac_expired_a_day_ago', now - 25 * HOUR)
-    code('ac_expired_an_hour_ago', now - HOUR) // kept a day, so that a late reuse is still seen as reuse
-    code('ac_live', now + 10 * MINUTE)
+    await code('ac_expired_a_day_ago', now - 25 * HOUR)
+    await code('ac_expired_an_hour_ago', now - HOUR) // kept a day, so that a late reuse is still seen as reuse
+    await code('ac_live', now + 10 * MINUTE)
 
     const device = (name: string, userCode: string, expiresAt: number) =>
-      insertDeviceCode(
-        db,
+      store.deviceCodes.insert(
         name,
         { userCode, clientId, requestedScope: null, interval: 5, expiresAt },
         expiresAt - 10 * MINUTE,
       )
-    device('dc_expired_a_day_ago', 'BBBBBBBB', now - 25 * HOUR)
-    device('dc_expired_an_hour_ago', 'CCCCCCCC', now - HOUR)
-    device('dc_live', 'DDDDDDDD', now + 10 * MINUTE)
+    await device('dc_expired_a_day_ago', 'BBBBBBBB', now - 25 * HOUR)
+    await device('dc_expired_an_hour_ago', 'CCCCCCCC', now - HOUR)
+    await device('dc_live', 'DDDDDDDD', now + 10 * MINUTE)
 
     const grant = (createdAt: number, expiresAt: number) =>
-      createGrant(db, { orgId, clientId, userId, scope: ['read:users'], expiresAt }, createdAt)
-    const pastAbsolute = grant(now - 91 * DAY, now - 2 * HOUR)
-    const justPastAbsolute = grant(now - 90 * DAY, now - 30 * MINUTE) // its last access token may still run
-    const revokedLongAgo = grant(now - 10 * DAY, now + 80 * DAY)
-    revokeGrant(db, revokedLongAgo.id, now - 2 * HOUR)
-    const revokedJustNow = grant(now - 10 * DAY, now + 80 * DAY)
-    revokeGrant(db, revokedJustNow.id, now - 10 * MINUTE)
-    const idle = grant(now - 40 * DAY, now + 50 * DAY)
-    insertRefreshToken(db, 'rt_idle', idle, now - 10 * DAY, now - 40 * DAY)
-    const live = grant(now - 31 * DAY, now + 59 * DAY)
-    insertRefreshToken(db, 'rt_rotated_long_ago', live, now - 2 * HOUR, now - 30 * DAY - 2 * HOUR)
-    insertRefreshToken(db, 'rt_rotated_recently', live, now - 10 * MINUTE, now - 30 * DAY - 10 * MINUTE)
-    insertRefreshToken(db, 'rt_live', live, now + 29 * DAY, now - DAY)
+      store.grants.create({ orgId, clientId, userId, scope: ['read:users'], expiresAt }, createdAt)
+    const pastAbsolute = await grant(now - 91 * DAY, now - 2 * HOUR)
+    const justPastAbsolute = await grant(now - 90 * DAY, now - 30 * MINUTE) // its last access token may still run
+    const revokedLongAgo = await grant(now - 10 * DAY, now + 80 * DAY)
+    await store.grants.revoke(revokedLongAgo.id, now - 2 * HOUR)
+    const revokedJustNow = await grant(now - 10 * DAY, now + 80 * DAY)
+    await store.grants.revoke(revokedJustNow.id, now - 10 * MINUTE)
+    const idle = await grant(now - 40 * DAY, now + 50 * DAY)
+    await store.grants.insertRefreshToken('rt_idle', idle, now - 10 * DAY, now - 40 * DAY)
+    const live = await grant(now - 31 * DAY, now + 59 * DAY)
+    await store.grants.insertRefreshToken(
+      'rt_rotated_long_ago',
+      live,
+      now - 2 * HOUR,
+      now - 30 * DAY - 2 * HOUR,
+    )
+    await store.grants.insertRefreshToken(
+      'rt_rotated_recently',
+      live,
+      now - 10 * MINUTE,
+      now - 30 * DAY - 10 * MINUTE,
+    )
+    await store.grants.insertRefreshToken('rt_live', live, now + 29 * DAY, now - DAY)
 
-    revokeTokenId(db, 'jti-expired', orgId, now - MINUTE, now - HOUR)
-    revokeTokenId(db, 'jti-live', orgId, now + 30 * MINUTE, now - 30 * MINUTE)
+    await store.revocations.revoke('jti-expired', orgId, now - MINUTE, now - HOUR)
+    await store.revocations.revoke('jti-live', orgId, now + 30 * MINUTE, now - 30 * MINUTE)
 
     const stored = (id: string, usedAt: number) =>
-      saveQuery(
-        db,
+      store.queries.save(
         {
           id,
           orgId,
@@ -139,17 +139,16 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
         },
         usedAt,
       )
-    stored('qry_unused_31_days', now - 31 * DAY)
-    const used = stored('qry_used_yesterday', now - DAY)
+    await stored('qry_unused_31_days', now - 31 * DAY)
+    const used = await stored('qry_used_yesterday', now - DAY)
     const result = (token: string, expiresAt: number) =>
-      saveResult(
-        db,
+      store.queries.saveResult(
         token,
         { queryId: used.id, orgId, headers: {}, body: '[]', expiresAt: isoNow(expiresAt) },
         expiresAt - 10 * MINUTE,
       )
-    result('result-expired', now - MINUTE)
-    result('result-live', now + 5 * MINUTE)
+    await result('result-expired', now - MINUTE)
+    await result('result-live', now + 5 * MINUTE)
 
     const present = {
       idempotencyKey: (key: string) => count(db, 'idempotency_keys WHERE key = ?', key) === 1,
@@ -211,20 +210,20 @@ describe('housekeeping work per run', () => {
       .filter((n) => n !== undefined)
 
   it('deletes at most the limit of each kind per run, leaving the rest to later runs', async () => {
-    const { db } = server
-    const org = createOrg(db, 'Bounded')
+    const { db, store } = server
+    const org = await store.orgs.create('Bounded')
     const now = Date.now()
-    db.transaction(() => {
-      for (let i = 0; i < 7; i++) revokeTokenId(db, `jti-${i}`, org.id, now - MINUTE, now - HOUR)
-    })()
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 7; i++) await tx.revocations.revoke(`jti-${i}`, org.id, now - MINUTE, now - HOUR)
+    })
 
     await until(() => count(db, 'oauth_revoked_tokens') === 0, 'every revocation is gone')
     expect(runs('revokedTokens')).toEqual([3, 3, 1])
   })
 
   it('logs a kind that fails, goes on with the others, and tries it again on the next run', async () => {
-    const { db } = server
-    const org = createOrg(db, 'Failing')
+    const { db, store } = server
+    const org = await store.orgs.create('Failing')
     const now = Date.now()
     db.run('ALTER TABLE oauth_revoked_tokens RENAME TO revoked_elsewhere')
     db.run(
@@ -236,8 +235,7 @@ describe('housekeeping work per run', () => {
         (line) => line.level === 'error' && line.job === 'housekeeping' && line.kind === 'revokedTokens',
       )
     await until(failed, 'the failing kind is logged')
-    saveQuery(
-      db,
+    await store.queries.save(
       {
         id: 'qry_unused',
         orgId: org.id,

@@ -37,7 +37,7 @@ describe('rate limits per client: client-credentials tokens', () => {
 
   it('four tokens minted from one client share one quota; another client of the organization has its own', async () => {
     const acme = await server.tenant()
-    const other = registerClient(server, { orgId: acme.orgId })
+    const other = await registerClient(server, { orgId: acme.orgId })
     const neighbour = await mint(server, other.id, other.secret!)
     const again = () => mint(server, acme.clientId, acme.clientSecret)
     const tokens = [acme.token, await again(), await again(), await again()]
@@ -67,7 +67,7 @@ describe('rate limits per client and user: user tokens', () => {
 
   it('two tokens of one user share a quota; another user of the same client has their own', async () => {
     const acme = await orgWithUsers(server, 'Acme')
-    const web = registerClient(server, {
+    const web = await registerClient(server, {
       orgId: acme.orgId,
       redirectUris: ['https://app.example/callback'],
       grantTypes: ['authorization_code'],

@@ -1,5 +1,4 @@
 import { expect } from 'bun:test'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import { create, createUser, type Entity, readJson } from '../rest/fixtures.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 
@@ -72,7 +71,7 @@ export const ids = (page: { data: { id?: unknown }[] }) => page.data.map((e) => 
 
 /** A client of an existing organization with these scopes, and a token for it. */
 export async function clientOf(server: TestServer, orgId: string, scope: string[]): Promise<Tenant> {
-  const { client, secret } = createClient(server.db, {
+  const { client, secret } = await server.store.clients.create({
     name: `limited ${scope.join(' ')}`,
     orgId,
     public: false,

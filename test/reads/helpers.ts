@@ -1,5 +1,4 @@
 import { expect } from 'bun:test'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import { type Entity, expectError, readJson } from '../rest/fixtures.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 
@@ -101,7 +100,12 @@ export const ids = (records: readonly { id: string }[]) => records.map((r) => r.
 
 /** Another client of an existing organization, with only `scope`, and a fetch with its token. */
 export async function clientOf(server: TestServer, orgId: string, scope: string[]): Promise<Tenant['fetch']> {
-  const { client, secret } = createClient(server.db, { name: 'narrow', orgId, public: false, scope })
+  const { client, secret } = await server.store.clients.create({
+    name: 'narrow',
+    orgId,
+    public: false,
+    scope,
+  })
   const response = await server.fetch('/oauth/token', {
     method: 'POST',
     headers: {

@@ -3,7 +3,6 @@ import type { Principal } from '../../server/auth/tokens.ts'
 import { CursorCodec } from '../../server/resources/cursor.ts'
 import { listRecords } from '../../server/resources/reads.ts'
 import { type Database, migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
-import { selectPage } from '../../server/store/sqlite/records.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { PageRequest, SortValue } from '../../server/store/types.ts'
 import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
@@ -44,9 +43,17 @@ function spied(target: Database): { db: Database; statements: Statement[] } {
 }
 
 /** The SQL selectPage runs for `request`, and SQLite's plan for it, one detail per line. */
-function planOf(resource: Resource, request: Partial<PageRequest>): { sql: string; plan: string[] } {
+async function planOf(
+  resource: Resource,
+  request: Partial<PageRequest>,
+): Promise<{ sql: string; plan: string[] }> {
   const spy = spied(db)
-  selectPage(spy.db, resource, 'org_plan', { where: [], sort: DEFAULT, limit: 21, ...request })
+  await sqliteStore(spy.db).records.page(resource, 'org_plan', {
+    where: [],
+    sort: DEFAULT,
+    limit: 21,
+    ...request,
+  })
   expect(spy.statements).toHaveLength(1)
   const { sql, params } = spy.statements[0]!
   const rows = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as SortValue[])) as { detail: string }[]
@@ -88,9 +95,9 @@ const eq = (resource: Resource, field: string): Condition => ({
 
 for (const resource of RESOURCES) {
   describe(`query plans of ${resource.name}`, () => {
-    it('lists by the default sort through an index, without sorting, on the first and next pages', () => {
+    it('lists by the default sort through an index, without sorting, on the first and next pages', async () => {
       for (const after of [undefined, afterValues(DEFAULT)]) {
-        const plan = planOf(resource, { after })
+        const plan = await planOf(resource, { after })
         expectIndexed(plan)
         expectNoSort(plan)
       }
@@ -100,9 +107,9 @@ for (const resource of RESOURCES) {
     for (const name of equalities) {
       const label =
         name === resource.parent?.field ? 'the nested parent filter' : `the equality filter ${name}`
-      it(`serves ${label} with the default sort through an index, without sorting`, () => {
+      it(`serves ${label} with the default sort through an index, without sorting`, async () => {
         for (const after of [undefined, afterValues(DEFAULT)]) {
-          const plan = planOf(resource, { where: [eq(resource, name)], after })
+          const plan = await planOf(resource, { where: [eq(resource, name)], after })
           expectIndexed(plan)
           expectNoSort(plan)
         }
@@ -111,10 +118,10 @@ for (const resource of RESOURCES) {
 
     for (const field of resource.sortable) {
       for (const descending of [false, true]) {
-        it(`sorts by ${descending ? '-' : ''}${field} through an index, without sorting`, () => {
+        it(`sorts by ${descending ? '-' : ''}${field} through an index, without sorting`, async () => {
           const sort = [{ field, descending }]
           for (const after of [undefined, afterValues(sort)]) {
-            const plan = planOf(resource, { sort, after })
+            const plan = await planOf(resource, { sort, after })
             expectIndexed(plan)
             expectNoSort(plan)
           }
@@ -123,8 +130,8 @@ for (const resource of RESOURCES) {
     }
 
     if (resource.searchable.length > 0) {
-      it('searches (q) through the FTS5 index and an index of the table', () => {
-        expectIndexed(planOf(resource, { search: 'word' }))
+      it('searches (q) through the FTS5 index and an index of the table', async () => {
+        expectIndexed(await planOf(resource, { search: 'word' }))
       })
     }
   })

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
@@ -282,7 +281,11 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
 
 /** A second confidential client of an organization, as a fetch with its own token. */
 async function clientOf(orgId: string) {
-  const { client, secret } = createClient(server.db, { name: 'second client', orgId, public: false })
+  const { client, secret } = await server.store.clients.create({
+    name: 'second client',
+    orgId,
+    public: false,
+  })
   const token = await server.fetch('/oauth/token', {
     method: 'POST',
     headers: {

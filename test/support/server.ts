@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../../server/ops/logger.ts'
 import { type RunningServer, type ServeOptions, serve } from '../../server/serve.ts'
-import { createClient } from '../../server/store/sqlite/clients.ts'
 import { type Database, openDatabase } from '../../server/store/sqlite/db.ts'
-import { createOrg } from '../../server/store/sqlite/orgs.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { Store } from '../../server/store/store.ts'
 
@@ -55,18 +53,19 @@ export async function startTestServer(
     ...options,
   })
   const db = openDatabase(dbPath)
+  const store = sqliteStore(db)
   let tenants = 0
   const raw = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init)
   return {
     url: server.url,
     dbPath,
     db,
-    store: sqliteStore(db),
+    store,
     fetch: raw,
     tenant: async (options = {}) => {
       tenants += 1
-      const org = createOrg(db, `Org ${tenants}`)
-      const { client, secret } = createClient(db, {
+      const org = await store.orgs.create(`Org ${tenants}`)
+      const { client, secret } = await store.clients.create({
         name: `client ${tenants}`,
         orgId: org.id,
         public: false,

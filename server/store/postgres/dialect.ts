@@ -15,6 +15,7 @@ export const POSTGRES: Dialect = {
   name: 'postgres',
   placeholder: (n) => `$${n}`,
   nativeBooleans: true,
+  rowId: 'ctid',
   always: 'TRUE',
   never: 'FALSE',
   // One array parameter: the statement's text is the same whatever the list's length, so one

@@ -3,7 +3,6 @@ import { migrate } from 'bun-sqlite-migrations'
 import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
 import { columnOf } from '../columns.ts'
 import { DatabaseFileError, type Durability } from '../types.ts'
-import { ensureCliClient } from './clients.ts'
 import { codeOf, prepareDatabaseFile } from './db-file.ts'
 import { MIGRATIONS } from './migrations.ts'
 
@@ -39,11 +38,13 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   }
 }
 
-/** Applies pending migrations, then the steps every migration run repeats. Returns the schema version. */
+/**
+ * Applies pending migrations and checks the tables against the declarations; returns the schema
+ * version. The store's `migrate` then repeats what every run does (the CLI's client).
+ */
 export function migrateDatabase(db: Database): number {
   migrate(db, MIGRATIONS)
   checkShape(db, RESOURCES)
-  ensureCliClient(db)
   return (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
 }
 

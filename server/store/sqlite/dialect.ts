@@ -14,6 +14,7 @@ export const SQLITE: Dialect = {
   name: 'sqlite',
   placeholder: () => '?',
   nativeBooleans: false,
+  rowId: 'rowid',
   always: '1',
   never: '0',
   oneOf: (column, values, params) => `${column} IN (${values.map((v) => params.add(v)).join(', ')})`,

@@ -1,8 +1,9 @@
 import { events } from '../../../shared/resources/events.ts'
 import { serializeRow } from '../columns.ts'
+import type { Executor } from '../executor.ts'
+import type { EventLog } from '../sql/groups.ts'
+import { insertRow, type Row } from '../sql/records.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
-import type { Database } from './db.ts'
-import { insertRow, type Row } from './records.ts'
 
 /**
  * Reading the event log in append order. The order is SQLite's rowid: `events` is an ordinary
@@ -14,24 +15,20 @@ import { insertRow, type Row } from './records.ts'
  */
 
 /** Appends an event; call inside the transaction of the change it records. */
-export function insertEvent(db: Database, event: NewEvent): void {
+async function append(x: Executor, event: NewEvent): Promise<void> {
   const { id, orgId, now, type, resource, resourceId, data } = event
-  insertRow(db, events, { id, orgId, now, values: { type, resource, resourceId, data } })
+  await insertRow(x, events, { id, orgId, now, values: { type, resource, resourceId, data } })
 }
 
 /** Where an event sits in the log, and whose it is; null when no event has this id. */
-export function eventPosition(db: Database, id: string): { seq: number; orgId: string } | null {
-  const row = db.query('SELECT rowid AS seq, org_id AS orgId FROM events WHERE id = ?').get(id) as {
-    seq: number
-    orgId: string
-  } | null
-  return row
+function position(x: Executor, id: string): Promise<{ seq: number; orgId: string } | null> {
+  return x.get('SELECT rowid AS seq, org_id AS orgId FROM events WHERE id = ?', [id])
 }
 
 /** The position of the newest event of any organization (0 for an empty log). */
-export function lastEventPosition(db: Database): number {
-  const row = db.query('SELECT max(rowid) AS seq FROM events').get() as { seq: number | null }
-  return row.seq ?? 0
+async function last(x: Executor): Promise<number> {
+  const row = await x.get<{ seq: number | null }>('SELECT max(rowid) AS seq FROM events')
+  return row?.seq ?? 0
 }
 
 /**
@@ -41,13 +38,13 @@ export function lastEventPosition(db: Database): number {
  * NOT INDEXED keeps SQLite on the rowid range (only the rows appended since `after` are visited)
  * instead of walking the organization's whole history through an (org_id, ...) index.
  */
-export function eventsAfter(
-  db: Database,
+async function after(
+  x: Executor,
   orgId: string,
   range: { after: number; until: number },
   filter: EventFilter,
   limit: number,
-): { seq: number; entity: Entity }[] {
+): Promise<{ seq: number; entity: Entity }[]> {
   if (filter.resources?.length === 0) return []
   const params: (string | number)[] = [range.after, range.until, orgId]
   let sql = 'SELECT rowid AS seq, * FROM events NOT INDEXED WHERE rowid > ? AND rowid <= ? AND org_id = ?'
@@ -61,6 +58,9 @@ export function eventsAfter(
   }
   sql += ' ORDER BY rowid LIMIT ?'
   params.push(limit)
-  const rows = db.query(sql).all(...params) as (Row & { seq: number })[]
+  const rows = await x.all<Row & { seq: number }>(sql, params)
   return rows.map((row) => ({ seq: row.seq, entity: serializeRow(events, row) }))
 }
+
+/** SQLite's event log: positions are rowids, in commit order under the one writer lock. */
+export const SQLITE_EVENT_LOG: EventLog = { append, position, last, after }

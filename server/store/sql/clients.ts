@@ -4,15 +4,15 @@ import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
 import { newId } from '../../../shared/ids.ts'
 import { ALL_SCOPES } from '../../../shared/resources/index.ts'
 import { isoNow } from '../../../shared/time.ts'
+import type { Executor } from '../executor.ts'
 import { CLI_CLIENT_ID, type NewClient, type OAuthClient } from '../types.ts'
-import type { Database } from './db.ts'
 
 interface ClientRow {
   id: string
   org_id: string | null
   name: string
   secret_hash: string | null
-  public: number
+  public: number | boolean
   redirect_uris: string
   grant_types: string
   scope: string
@@ -22,7 +22,10 @@ interface ClientRow {
 // cannot be guessed from a dictionary); SHA-256 keeps token requests cheap.
 const hashSecret = (secret: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(secret)))
 
-export function createClient(db: Database, input: NewClient): { client: OAuthClient; secret: string | null } {
+export async function createClient(
+  x: Executor,
+  input: NewClient,
+): Promise<{ client: OAuthClient; secret: string | null }> {
   const id = newId('clt')
   const secret = input.public
     ? null
@@ -39,28 +42,34 @@ export function createClient(db: Database, input: NewClient): { client: OAuthCli
     grantTypes,
     scope: input.scope ?? [...ALL_SCOPES],
   }
-  insertClient(db, client, secret === null ? null : hashSecret(secret), now)
+  await insertClient(x, client, secret === null ? null : hashSecret(secret), now)
   return { client, secret }
 }
 
-function insertClient(db: Database, c: OAuthClient, secretHash: string | null, now: string) {
-  db.query(
+async function insertClient(
+  x: Executor,
+  c: OAuthClient,
+  secretHash: string | null,
+  now: string,
+): Promise<void> {
+  await x.run(
     `INSERT INTO oauth_clients (id, org_id, name, secret_hash, public, redirect_uris, grant_types, scope, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET name = excluded.name, public = excluded.public,
        redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types, scope = excluded.scope,
        updated_at = excluded.updated_at`,
-  ).run(
-    c.id,
-    c.orgId,
-    c.name,
-    secretHash,
-    c.public ? 1 : 0,
-    JSON.stringify(c.redirectUris),
-    JSON.stringify(c.grantTypes),
-    c.scope.join(' '),
-    now,
-    now,
+    [
+      c.id,
+      c.orgId,
+      c.name,
+      secretHash,
+      x.dialect.nativeBooleans ? c.public : c.public ? 1 : 0,
+      JSON.stringify(c.redirectUris),
+      JSON.stringify(c.grantTypes),
+      c.scope.join(' '),
+      now,
+      now,
+    ],
   )
 }
 
@@ -69,21 +78,25 @@ function fromRow(row: ClientRow): OAuthClient {
     id: row.id,
     orgId: row.org_id,
     name: row.name,
-    public: row.public === 1,
+    public: row.public === 1 || row.public === true,
     redirectUris: JSON.parse(row.redirect_uris),
     grantTypes: JSON.parse(row.grant_types),
     scope: row.scope.split(' ').filter(Boolean),
   }
 }
 
-export function findClient(db: Database, id: string): OAuthClient | null {
-  const row = db.query('SELECT * FROM oauth_clients WHERE id = ?').get(id) as ClientRow | null
+export async function findClient(x: Executor, id: string): Promise<OAuthClient | null> {
+  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ?', [id])) as ClientRow | null
   return row ? fromRow(row) : null
 }
 
 /** The client when `secret` is its secret; null otherwise (also for public clients). */
-export function authenticateClient(db: Database, id: string, secret: string): OAuthClient | null {
-  const row = db.query('SELECT * FROM oauth_clients WHERE id = ?').get(id) as ClientRow | null
+export async function authenticateClient(
+  x: Executor,
+  id: string,
+  secret: string,
+): Promise<OAuthClient | null> {
+  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ?', [id])) as ClientRow | null
   if (!row || row.secret_hash === null) return null
   const given = new TextEncoder().encode(hashSecret(secret))
   const stored = new TextEncoder().encode(row.secret_hash)
@@ -91,7 +104,7 @@ export function authenticateClient(db: Database, id: string, secret: string): OA
 }
 
 /** Creates or refreshes the CLI's public client (device and authorization-code grants, loopback redirects). */
-export function ensureCliClient(db: Database): void {
+export async function ensureCliClient(x: Executor): Promise<void> {
   const client: OAuthClient = {
     id: CLI_CLIENT_ID,
     orgId: null,
@@ -102,5 +115,5 @@ export function ensureCliClient(db: Database): void {
     grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     scope: [...ALL_SCOPES],
   }
-  insertClient(db, client, null, isoNow())
+  await insertClient(x, client, null, isoNow())
 }

@@ -1,7 +1,7 @@
 import { isoNow } from '../../../shared/time.ts'
 import { hashToken } from '../../crypto/token-hash.ts'
+import type { Executor } from '../executor.ts'
 import type { DeviceCode, DeviceCodeStatus } from '../types.ts'
-import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
 
 interface DeviceRow {
@@ -33,8 +33,8 @@ const fromRow = (row: DeviceRow): DeviceCode => ({
 })
 
 /** Stores a new device authorization; false when the user code is taken (the caller draws another). */
-export function insertDeviceCode(
-  db: Database,
+export async function insertDeviceCode(
+  x: Executor,
   deviceCode: string,
   input: {
     userCode: string
@@ -44,16 +44,14 @@ export function insertDeviceCode(
     expiresAt: number
   },
   now: number,
-): boolean {
+): Promise<boolean> {
   const at = isoNow(now)
-  const result = db
-    .query(
-      `INSERT INTO oauth_device_codes
+  const result = await x.run(
+    `INSERT INTO oauth_device_codes
          (hash, user_code, client_id, requested_scope, status, interval, expires_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)
        ON CONFLICT (user_code) DO NOTHING`,
-    )
-    .run(
+    [
       hashToken(deviceCode),
       input.userCode,
       input.clientId,
@@ -62,67 +60,67 @@ export function insertDeviceCode(
       isoNow(input.expiresAt),
       at,
       at,
-    )
-  return result.changes === 1
+    ],
+  )
+  return result === 1
 }
 
-export function findDeviceCode(db: Database, deviceCode: string): DeviceCode | null {
-  const row = db
-    .query('SELECT * FROM oauth_device_codes WHERE hash = ?')
-    .get(hashToken(deviceCode)) as DeviceRow | null
+export async function findDeviceCode(x: Executor, deviceCode: string): Promise<DeviceCode | null> {
+  const row = (await x.get('SELECT * FROM oauth_device_codes WHERE hash = ?', [
+    hashToken(deviceCode),
+  ])) as DeviceRow | null
   return row ? fromRow(row) : null
 }
 
-export function findDeviceCodeByHash(db: Database, hash: string): DeviceCode | null {
-  const row = db.query('SELECT * FROM oauth_device_codes WHERE hash = ?').get(hash) as DeviceRow | null
+export async function findDeviceCodeByHash(x: Executor, hash: string): Promise<DeviceCode | null> {
+  const row = (await x.get('SELECT * FROM oauth_device_codes WHERE hash = ?', [hash])) as DeviceRow | null
   return row ? fromRow(row) : null
 }
 
-export function findDeviceCodeByUserCode(db: Database, userCode: string): DeviceCode | null {
-  const row = db
-    .query('SELECT * FROM oauth_device_codes WHERE user_code = ?')
-    .get(userCode) as DeviceRow | null
+export async function findDeviceCodeByUserCode(x: Executor, userCode: string): Promise<DeviceCode | null> {
+  const row = (await x.get('SELECT * FROM oauth_device_codes WHERE user_code = ?', [
+    userCode,
+  ])) as DeviceRow | null
   return row ? fromRow(row) : null
 }
 
 /** Records a poll; `interval` is the (possibly raised) interval to keep for later polls. */
-export function recordPoll(db: Database, hash: string, interval: number, now: number): void {
+export async function recordPoll(x: Executor, hash: string, interval: number, now: number): Promise<void> {
   const at = isoNow(now)
-  db.query(
+  await x.run(
     'UPDATE oauth_device_codes SET last_polled_at = ?, interval = ?, updated_at = ? WHERE hash = ?',
-  ).run(at, interval, at, hash)
+    [at, interval, at, hash],
+  )
 }
 
 /** The user's decision; only a pending code can be decided, once. Returns false otherwise. */
-export function decideDeviceCode(
-  db: Database,
+export async function decideDeviceCode(
+  x: Executor,
   hash: string,
   decision:
     | { status: 'approved'; orgId: string; userId: string; scope: string[] }
     | { status: 'denied'; orgId: string; userId: string },
   now: number,
-): boolean {
+): Promise<boolean> {
   const at = isoNow(now)
   const scope = decision.status === 'approved' ? decision.scope.join(' ') : null
   return (
-    db
-      .query(
-        `UPDATE oauth_device_codes SET status = ?, org_id = ?, user_id = ?, scope = ?, updated_at = ?
+    (await x.run(
+      `UPDATE oauth_device_codes SET status = ?, org_id = ?, user_id = ?, scope = ?, updated_at = ?
          WHERE hash = ? AND status = 'pending' AND expires_at > ?`,
-      )
-      .run(decision.status, decision.orgId, decision.userId, scope, at, hash, at).changes === 1
+      [decision.status, decision.orgId, decision.userId, scope, at, hash, at],
+    )) === 1
   )
 }
 
 /** Moves an approved code to redeemed; false when another poll did it first. */
-export function redeemDeviceCode(db: Database, hash: string, now: number): boolean {
+export async function redeemDeviceCode(x: Executor, hash: string, now: number): Promise<boolean> {
   const at = isoNow(now)
   return (
-    db
-      .query(
-        "UPDATE oauth_device_codes SET status = 'redeemed', updated_at = ? WHERE hash = ? AND status = 'approved'",
-      )
-      .run(at, hash).changes === 1
+    (await x.run(
+      "UPDATE oauth_device_codes SET status = 'redeemed', updated_at = ? WHERE hash = ? AND status = 'approved'",
+      [at, hash],
+    )) === 1
   )
 }
 
@@ -130,6 +128,6 @@ export function redeemDeviceCode(db: Database, hash: string, now: number): boole
  * Deletes at most `limit` device codes a day past their expiry, which also frees their user codes;
  * returns how many. The token endpoint and the device page compare the expiry themselves.
  */
-export function purgeExpiredDeviceCodes(db: Database, now: number, limit: number): number {
-  return deleteOlderThan(db, 'oauth_device_codes', 'expires_at', now - 86_400_000, limit)
+export async function purgeExpiredDeviceCodes(x: Executor, now: number, limit: number): Promise<number> {
+  return deleteOlderThan(x, 'oauth_device_codes', 'expires_at', now - 86_400_000, limit)
 }

@@ -1,5 +1,5 @@
+import type { Executor } from '../executor.ts'
 import type { LoginUser, Role } from '../types.ts'
-import type { Database } from './db.ts'
 
 interface LoginRow {
   id: string
@@ -25,22 +25,22 @@ const fromRow = (row: LoginRow): LoginUser => ({
 })
 
 /** Every user with this e-mail (case-insensitive), in any organization, or in `orgId` only. */
-export function usersByEmail(db: Database, email: string, orgId: string | null): LoginUser[] {
+export async function usersByEmail(x: Executor, email: string, orgId: string | null): Promise<LoginUser[]> {
   const rows = (
     orgId === null
-      ? db.query(`${SELECT} WHERE users.email = ? ORDER BY orgs.name, users.id`).all(email)
-      : db.query(`${SELECT} WHERE users.email = ? AND users.org_id = ?`).all(email, orgId)
+      ? await x.all(`${SELECT} WHERE users.email = ? ORDER BY orgs.name, users.id`, [email])
+      : await x.all(`${SELECT} WHERE users.email = ? AND users.org_id = ?`, [email, orgId])
   ) as LoginRow[]
   return rows.map(fromRow)
 }
 
-export function userById(db: Database, id: string): LoginUser | null {
-  const row = db.query(`${SELECT} WHERE users.id = ?`).get(id) as LoginRow | null
+export async function userById(x: Executor, id: string): Promise<LoginUser | null> {
+  const row = (await x.get(`${SELECT} WHERE users.id = ?`, [id])) as LoginRow | null
   return row ? fromRow(row) : null
 }
 
 /** The user's role now (a client may change it at any time), or null when there is no such user. */
-export function roleOfUser(db: Database, id: string): string | null {
-  const row = db.query('SELECT role FROM users WHERE id = ?').get(id) as { role: string } | null
+export async function roleOfUser(x: Executor, id: string): Promise<string | null> {
+  const row = (await x.get('SELECT role FROM users WHERE id = ?', [id])) as { role: string } | null
   return row?.role ?? null
 }

@@ -1,5 +1,5 @@
 import { isoNow } from '../../../shared/time.ts'
-import type { Database } from './db.ts'
+import type { Executor } from '../executor.ts'
 
 /**
  * Deletes at most `limit` rows of `table` whose timestamp `column` is before `before` (epoch ms),
@@ -7,14 +7,15 @@ import type { Database } from './db.ts'
  * housekeeping job (server/ops/housekeeping.ts) is one of these. `table` and `column` are the
  * store's own names, never client input.
  */
-export function deleteOlderThan(
-  db: Database,
+export async function deleteOlderThan(
+  x: Executor,
   table: string,
   column: string,
   before: number,
   limit: number,
-): number {
-  return db
-    .query(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? LIMIT ?)`)
-    .run(isoNow(before), limit).changes
+): Promise<number> {
+  return await x.run(
+    `DELETE FROM ${table} WHERE ${x.dialect.rowId} IN (SELECT ${x.dialect.rowId} FROM ${table} WHERE ${column} < ? LIMIT ?)`,
+    [isoNow(before), limit],
+  )
 }

@@ -1,6 +1,6 @@
 import { isoNow } from '../../../shared/time.ts'
+import type { Executor } from '../executor.ts'
 import { STORED_QUERY_TTL_MS, type StoredQuery, type StoredResult } from '../types.ts'
-import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
 
 interface QueryRow {
@@ -30,83 +30,93 @@ const toQuery = (row: QueryRow): StoredQuery => ({
  * type and body (`requestHash`); an existing one is marked used now. One that expired and that
  * housekeeping has not deleted yet is replaced (with its results), so its id never comes back.
  */
-export function saveQuery(
-  db: Database,
+export async function saveQuery(
+  x: Executor,
   query: Omit<StoredQuery, 'createdAt' | 'updatedAt'> & { requestHash: string },
   now: number,
-): StoredQuery {
+): Promise<StoredQuery> {
   const at = isoNow(now)
-  return db.transaction(() => {
-    db.query('DELETE FROM stored_queries WHERE org_id = ? AND request_hash = ? AND updated_at < ?').run(
+  return x.transaction(async (x) => {
+    await x.run('DELETE FROM stored_queries WHERE org_id = ? AND request_hash = ? AND updated_at < ?', [
       query.orgId,
       query.requestHash,
       isoNow(now - STORED_QUERY_TTL_MS),
-    )
-    db.query(
+    ])
+    await x.run(
       `INSERT INTO stored_queries (id, org_id, created_by, target, media_type, body, request_hash, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (org_id, request_hash) DO UPDATE SET updated_at = excluded.updated_at`,
-    ).run(
-      query.id,
-      query.orgId,
-      query.createdBy,
-      query.target,
-      query.mediaType,
-      query.body,
-      query.requestHash,
-      at,
-      at,
+      [
+        query.id,
+        query.orgId,
+        query.createdBy,
+        query.target,
+        query.mediaType,
+        query.body,
+        query.requestHash,
+        at,
+        at,
+      ],
     )
-    const row = db
-      .query('SELECT * FROM stored_queries WHERE org_id = ? AND request_hash = ?')
-      .get(query.orgId, query.requestHash) as QueryRow
+    const row = (await x.get('SELECT * FROM stored_queries WHERE org_id = ? AND request_hash = ?', [
+      query.orgId,
+      query.requestHash,
+    ])) as QueryRow
     return toQuery(row)
-  })()
+  })
 }
 
 /**
  * A stored query by id in any organization, unless it expired (whether or not housekeeping has
  * deleted it yet); callers decide between 403 and 404.
  */
-export function findQuery(db: Database, id: string, now: number): StoredQuery | null {
-  const row = db
-    .query('SELECT * FROM stored_queries WHERE id = ? AND updated_at >= ?')
-    .get(id, isoNow(now - STORED_QUERY_TTL_MS)) as QueryRow | null
+export async function findQuery(x: Executor, id: string, now: number): Promise<StoredQuery | null> {
+  const row = (await x.get('SELECT * FROM stored_queries WHERE id = ? AND updated_at >= ?', [
+    id,
+    isoNow(now - STORED_QUERY_TTL_MS),
+  ])) as QueryRow | null
   return row ? toQuery(row) : null
 }
 
 /** Marks a stored query used (it expires STORED_QUERY_TTL_MS after its last use). */
-export function touchQuery(db: Database, id: string, now: number): void {
-  db.query('UPDATE stored_queries SET updated_at = ? WHERE id = ?').run(isoNow(now), id)
+export async function touchQuery(x: Executor, id: string, now: number): Promise<void> {
+  await x.run('UPDATE stored_queries SET updated_at = ? WHERE id = ?', [isoNow(now), id])
 }
 
 /** Deletes a stored query and its results. */
-export function deleteQuery(db: Database, id: string): void {
-  db.query('DELETE FROM stored_queries WHERE id = ?').run(id)
+export async function deleteQuery(x: Executor, id: string): Promise<void> {
+  await x.run('DELETE FROM stored_queries WHERE id = ?', [id])
 }
 
-export function saveResult(db: Database, tokenHash: string, result: StoredResult, now: number): void {
+export async function saveResult(
+  x: Executor,
+  tokenHash: string,
+  result: StoredResult,
+  now: number,
+): Promise<void> {
   const at = isoNow(now)
-  db.query(
+  await x.run(
     `INSERT INTO query_results (token_hash, query_id, org_id, headers, body, expires_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    tokenHash,
-    result.queryId,
-    result.orgId,
-    JSON.stringify(result.headers),
-    result.body,
-    result.expiresAt,
-    at,
-    at,
+    [
+      tokenHash,
+      result.queryId,
+      result.orgId,
+      JSON.stringify(result.headers),
+      result.body,
+      result.expiresAt,
+      at,
+      at,
+    ],
   )
 }
 
 /** A stored result that has not expired, by the hash of its token. */
-export function findResult(db: Database, tokenHash: string, now: number): StoredResult | null {
-  const row = db
-    .query('SELECT * FROM query_results WHERE token_hash = ? AND expires_at > ?')
-    .get(tokenHash, isoNow(now)) as {
+export async function findResult(x: Executor, tokenHash: string, now: number): Promise<StoredResult | null> {
+  const row = (await x.get('SELECT * FROM query_results WHERE token_hash = ? AND expires_at > ?', [
+    tokenHash,
+    isoNow(now),
+  ])) as {
     query_id: string
     org_id: string
     headers: string
@@ -124,12 +134,12 @@ export function findResult(db: Database, tokenHash: string, now: number): Stored
 }
 
 /** Deletes at most `limit` expired stored results; returns how many. */
-export function purgeExpiredResults(db: Database, now: number, limit: number): number {
+export async function purgeExpiredResults(x: Executor, now: number, limit: number): Promise<number> {
   // A result is expired once `expires_at <= now`: before now + 1 ms.
-  return deleteOlderThan(db, 'query_results', 'expires_at', now + 1, limit)
+  return deleteOlderThan(x, 'query_results', 'expires_at', now + 1, limit)
 }
 
 /** Deletes at most `limit` stored queries (with their results) unused for STORED_QUERY_TTL_MS; returns how many. */
-export function purgeExpiredQueries(db: Database, now: number, limit: number): number {
-  return deleteOlderThan(db, 'stored_queries', 'updated_at', now - STORED_QUERY_TTL_MS, limit)
+export async function purgeExpiredQueries(x: Executor, now: number, limit: number): Promise<number> {
+  return deleteOlderThan(x, 'stored_queries', 'updated_at', now - STORED_QUERY_TTL_MS, limit)
 }

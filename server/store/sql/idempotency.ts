@@ -1,6 +1,6 @@
 import { isoNow } from '../../../shared/time.ts'
+import type { Executor } from '../executor.ts'
 import { IDEMPOTENCY_TTL_MS, type KeyId, type StoredAnswer } from '../types.ts'
-import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
 
 interface KeyRow {
@@ -11,13 +11,12 @@ interface KeyRow {
 }
 
 /** The committed answer of a live key (younger than 24 hours), or null. */
-export function findAnswer(db: Database, id: KeyId, now: number): StoredAnswer | null {
-  const row = db
-    .query(
-      `SELECT request_hash, status, headers, body FROM idempotency_keys
+export async function findAnswer(x: Executor, id: KeyId, now: number): Promise<StoredAnswer | null> {
+  const row = (await x.get(
+    `SELECT request_hash, status, headers, body FROM idempotency_keys
        WHERE org_id = ? AND client_id = ? AND subject = ? AND key = ? AND created_at >= ?`,
-    )
-    .get(id.orgId, id.clientId, id.subject, id.key, isoNow(now - IDEMPOTENCY_TTL_MS)) as KeyRow | null
+    [id.orgId, id.clientId, id.subject, id.key, isoNow(now - IDEMPOTENCY_TTL_MS)],
+  )) as KeyRow | null
   if (row === null) return null
   return {
     requestHash: row.request_hash,
@@ -30,23 +29,24 @@ export function findAnswer(db: Database, id: KeyId, now: number): StoredAnswer |
  * and its answer commit together or not at all. A row past its lifetime that housekeeping has not
  * purged yet is replaced.
  */
-export function saveAnswer(db: Database, id: KeyId, answer: StoredAnswer, now: number): void {
-  db.query(
+export async function saveAnswer(x: Executor, id: KeyId, answer: StoredAnswer, now: number): Promise<void> {
+  await x.run(
     `INSERT INTO idempotency_keys (org_id, client_id, subject, key, request_hash, status, headers, body, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (org_id, client_id, subject, key) DO UPDATE SET request_hash = excluded.request_hash,
        status = excluded.status, headers = excluded.headers, body = excluded.body,
        created_at = excluded.created_at`,
-  ).run(
-    id.orgId,
-    id.clientId,
-    id.subject,
-    id.key,
-    answer.requestHash,
-    answer.response.status,
-    JSON.stringify(answer.response.headers),
-    answer.response.body,
-    isoNow(now),
+    [
+      id.orgId,
+      id.clientId,
+      id.subject,
+      id.key,
+      answer.requestHash,
+      answer.response.status,
+      JSON.stringify(answer.response.headers),
+      answer.response.body,
+      isoNow(now),
+    ],
   )
 }
 
@@ -54,6 +54,6 @@ export function saveAnswer(db: Database, id: KeyId, answer: StoredAnswer, now: n
  * Deletes at most `limit` keys (with the answers they keep) past their 24 hours; returns how many.
  * `findAnswer` already ignores them, so deleting them only frees space.
  */
-export function purgeExpiredIdempotencyKeys(db: Database, now: number, limit: number): number {
-  return deleteOlderThan(db, 'idempotency_keys', 'created_at', now - IDEMPOTENCY_TTL_MS, limit)
+export async function purgeExpiredIdempotencyKeys(x: Executor, now: number, limit: number): Promise<number> {
+  return deleteOlderThan(x, 'idempotency_keys', 'created_at', now - IDEMPOTENCY_TTL_MS, limit)
 }

@@ -3,9 +3,8 @@ import type { Resource } from '../../../shared/resources/index.ts'
 import { columnOf, serializeRow } from '../columns.ts'
 import { orderBy, whereClause } from '../compile.ts'
 import { Params, type SqlValue } from '../dialect.ts'
+import type { Executor } from '../executor.ts'
 import type { ChildPagesRequest, Entity } from '../types.ts'
-import type { Database } from './db.ts'
-import { SQLITE } from './dialect.ts'
 import type { Row } from './records.ts'
 
 /**
@@ -26,11 +25,17 @@ function chunks<T>(values: T[]): T[][] {
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
 
 /** The organization's records among `ids` (one statement per 500 ids); missing ids are left out. */
-export function selectByIds(db: Database, resource: Resource, orgId: string, ids: string[]): Entity[] {
+export async function selectByIds(
+  x: Executor,
+  resource: Resource,
+  orgId: string,
+  ids: string[],
+): Promise<Entity[]> {
   const entities: Entity[] = []
   for (const part of chunks(ids)) {
     const sql = `SELECT * FROM ${resource.table} WHERE org_id = ? AND id IN (${placeholders(part.length)})`
-    for (const row of db.query(sql).all(orgId, ...part) as Row[]) entities.push(serializeRow(resource, row))
+    for (const row of (await x.all(sql, [orgId, ...part])) as Row[])
+      entities.push(serializeRow(resource, row))
   }
   return entities
 }
@@ -39,48 +44,51 @@ export function selectByIds(db: Database, resource: Resource, orgId: string, ids
  * The first `limit` children of each parent in `parentIds`, in the order of `sort` (ties by id),
  * in one statement: a window function numbers each parent's children.
  */
-export function selectChildPages(
-  db: Database,
+export async function selectChildPages(
+  x: Executor,
   child: Resource,
   orgId: string,
   parentIds: string[],
   request: ChildPagesRequest,
-): Entity[] {
+): Promise<Entity[]> {
   const parent = columnOf(child.parent!.field)
   const order = orderBy(child, request.sort)
   const entities: Entity[] = []
   for (const part of chunks(parentIds)) {
-    const params = new Params(SQLITE)
+    const params = new Params(x.dialect)
     const where = whereClause(child, orgId, request.where, request.search, params)
     const sql =
       `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
-      `FROM ${child.table} WHERE ${where} AND ${SQLITE.oneOf(parent, part, params)}) ` +
+      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) ` +
       `WHERE page_rank <= ${params.add(request.limit)} ORDER BY page_rank`
-    for (const row of db.query(sql).all(...(params.values as SqlValue[])) as Row[])
+    for (const row of (await x.all(sql, [...(params.values as SqlValue[])])) as Row[])
       entities.push(serializeRow(child, row))
   }
   return entities
 }
 
 /** How many children of each parent match the conditions, in one statement. */
-export function countChildren(
-  db: Database,
+export async function countChildren(
+  x: Executor,
   child: Resource,
   orgId: string,
   parentIds: string[],
   where: Condition[],
   search?: string,
-): Map<string, number> {
+): Promise<Map<string, number>> {
   const parent = columnOf(child.parent!.field)
   const counts = new Map<string, number>()
   for (const part of chunks(parentIds)) {
-    const params = new Params(SQLITE)
+    const params = new Params(x.dialect)
     const clause = whereClause(child, orgId, where, search, params)
     const sql =
       `SELECT ${parent} AS parent, count(*) AS n FROM ${child.table} ` +
-      `WHERE ${clause} AND ${SQLITE.oneOf(parent, part, params)} GROUP BY ${parent}`
-    for (const row of db.query(sql).all(...(params.values as SqlValue[])) as { parent: string; n: number }[])
-      counts.set(row.parent, row.n)
+      `WHERE ${clause} AND ${x.dialect.oneOf(parent, part, params)} GROUP BY ${parent}`
+    for (const row of (await x.all(sql, [...(params.values as SqlValue[])])) as {
+      parent: string
+      n: number
+    }[])
+      counts.set(row.parent, Number(row.n))
   }
   return counts
 }

@@ -1,7 +1,7 @@
 import { isoNow } from '../../../shared/time.ts'
 import { hashToken } from '../../crypto/token-hash.ts'
+import type { Executor } from '../executor.ts'
 import type { AuthorizationCode } from '../types.ts'
-import type { Database } from './db.ts'
 import { deleteOlderThan } from './purge.ts'
 
 interface CodeRow {
@@ -16,35 +16,36 @@ interface CodeRow {
   grant_id: string | null
 }
 
-export function insertAuthorizationCode(
-  db: Database,
+export async function insertAuthorizationCode(
+  x: Executor,
   code: string,
   input: Omit<AuthorizationCode, 'usedAt' | 'grantId'>,
   now: number,
-): void {
+): Promise<void> {
   const at = isoNow(now)
-  db.query(
+  await x.run(
     `INSERT INTO oauth_authorization_codes
        (hash, org_id, client_id, user_id, redirect_uri, code_challenge, scope, expires_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    hashToken(code),
-    input.orgId,
-    input.clientId,
-    input.userId,
-    input.redirectUri,
-    input.codeChallenge,
-    input.scope.join(' '),
-    isoNow(input.expiresAt),
-    at,
-    at,
+    [
+      hashToken(code),
+      input.orgId,
+      input.clientId,
+      input.userId,
+      input.redirectUri,
+      input.codeChallenge,
+      input.scope.join(' '),
+      isoNow(input.expiresAt),
+      at,
+      at,
+    ],
   )
 }
 
-export function findAuthorizationCode(db: Database, code: string): AuthorizationCode | null {
-  const row = db
-    .query('SELECT * FROM oauth_authorization_codes WHERE hash = ?')
-    .get(hashToken(code)) as CodeRow | null
+export async function findAuthorizationCode(x: Executor, code: string): Promise<AuthorizationCode | null> {
+  const row = (await x.get('SELECT * FROM oauth_authorization_codes WHERE hash = ?', [
+    hashToken(code),
+  ])) as CodeRow | null
   if (!row) return null
   return {
     orgId: row.org_id,
@@ -60,23 +61,27 @@ export function findAuthorizationCode(db: Database, code: string): Authorization
 }
 
 /** Marks the code used; false when another request redeemed it first (single use, RFC 6749 §4.1.2). */
-export function markAuthorizationCodeUsed(db: Database, code: string, now: number): boolean {
+export async function markAuthorizationCodeUsed(x: Executor, code: string, now: number): Promise<boolean> {
   const at = isoNow(now)
   return (
-    db
-      .query(
-        'UPDATE oauth_authorization_codes SET used_at = ?, updated_at = ? WHERE hash = ? AND used_at IS NULL',
-      )
-      .run(at, at, hashToken(code)).changes === 1
+    (await x.run(
+      'UPDATE oauth_authorization_codes SET used_at = ?, updated_at = ? WHERE hash = ? AND used_at IS NULL',
+      [at, at, hashToken(code)],
+    )) === 1
   )
 }
 
-export function setAuthorizationCodeGrant(db: Database, code: string, grantId: string, now: number): void {
-  db.query('UPDATE oauth_authorization_codes SET grant_id = ?, updated_at = ? WHERE hash = ?').run(
+export async function setAuthorizationCodeGrant(
+  x: Executor,
+  code: string,
+  grantId: string,
+  now: number,
+): Promise<void> {
+  await x.run('UPDATE oauth_authorization_codes SET grant_id = ?, updated_at = ? WHERE hash = ?', [
     grantId,
     isoNow(now),
     hashToken(code),
-  )
+  ])
 }
 
 /**
@@ -84,6 +89,6 @@ export function setAuthorizationCodeGrant(db: Database, code: string, grantId: s
  * long so that a late second redemption is still recognised as reuse (and revokes) rather than as
  * an unknown code. Redemption compares the expiry itself, so a code not deleted yet is still refused.
  */
-export function purgeExpiredCodes(db: Database, now: number, limit: number): number {
-  return deleteOlderThan(db, 'oauth_authorization_codes', 'expires_at', now - 86_400_000, limit)
+export async function purgeExpiredCodes(x: Executor, now: number, limit: number): Promise<number> {
+  return deleteOlderThan(x, 'oauth_authorization_codes', 'expires_at', now - 86_400_000, limit)
 }

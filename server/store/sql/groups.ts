@@ -1,0 +1,199 @@
+import type { StampedCache } from '../change-stamp.ts'
+import type { Executor } from '../executor.ts'
+import type { ExpiringKind, Tx } from '../store.ts'
+import type { Entity, EventFilter, NewEvent } from '../types.ts'
+import { countChildren, selectByIds, selectChildPages } from './batch.ts'
+import { authenticateClient, createClient, findClient } from './clients.ts'
+import { findAnswer, purgeExpiredIdempotencyKeys, saveAnswer } from './idempotency.ts'
+import { insertKey, liveKeys } from './keys.ts'
+import { roleOfUser, userById, usersByEmail } from './login-users.ts'
+import {
+  findAuthorizationCode,
+  insertAuthorizationCode,
+  markAuthorizationCodeUsed,
+  purgeExpiredCodes,
+  setAuthorizationCodeGrant,
+} from './oauth-codes.ts'
+import {
+  decideDeviceCode,
+  findDeviceCode,
+  findDeviceCodeByHash,
+  findDeviceCodeByUserCode,
+  insertDeviceCode,
+  purgeExpiredDeviceCodes,
+  recordPoll,
+  redeemDeviceCode,
+} from './oauth-device-codes.ts'
+import {
+  createGrant,
+  findGrant,
+  findRefreshToken,
+  grantIsLive,
+  insertRefreshToken,
+  markRefreshTokenUsed,
+  purgeExpiredGrants,
+  purgeExpiredRefreshTokens,
+  revokeGrant,
+} from './oauth-grants.ts'
+import { purgeExpiredRevocations, revokeTokenId, tokenIdRevoked } from './oauth-revoked-tokens.ts'
+import { anyOrg, createOrg, createUniqueOrg, findOrg } from './orgs.ts'
+import { hasUser, setPasswordHash } from './passwords.ts'
+import {
+  deleteQuery,
+  findQuery,
+  findResult,
+  purgeExpiredQueries,
+  purgeExpiredResults,
+  saveQuery,
+  saveResult,
+  touchQuery,
+} from './queries.ts'
+import {
+  childRecords,
+  countRows,
+  existsInOrg,
+  findRecord,
+  insertRecord,
+  lastChange,
+  referencesTo,
+  removeRecord,
+  selectPage,
+  sortValuesOf,
+  uniqueTaken,
+  updateFields,
+} from './records.ts'
+import { instanceSecret } from './settings.ts'
+
+/** How each kind of expiring row is purged, at most `limit` rows in one statement. */
+export const PURGES: Record<ExpiringKind, (x: Executor, now: number, limit: number) => Promise<number>> = {
+  idempotencyKeys: purgeExpiredIdempotencyKeys,
+  authorizationCodes: purgeExpiredCodes,
+  deviceCodes: purgeExpiredDeviceCodes,
+  grants: purgeExpiredGrants,
+  refreshTokens: purgeExpiredRefreshTokens,
+  revokedTokens: purgeExpiredRevocations,
+  queryResults: purgeExpiredResults,
+  storedQueries: purgeExpiredQueries,
+}
+
+/** The event log's statements, which differ by backend: how a position is kept in commit order. */
+export interface EventLog {
+  append(x: Executor, event: NewEvent): Promise<void>
+  position(x: Executor, id: string): Promise<{ seq: number; orgId: string } | null>
+  last(x: Executor): Promise<number>
+  after(
+    x: Executor,
+    orgId: string,
+    range: { after: number; until: number },
+    filter: EventFilter,
+    limit: number,
+  ): Promise<{ seq: number; entity: Entity }[]>
+}
+
+/** What a backend brings besides its executor. */
+export interface Backend {
+  events: EventLog
+  /** When each organization last changed each resource, cached until the database changes. */
+  lastChanges: StampedCache<string | null>
+}
+
+/**
+ * The store's method groups over one executor: the whole store at the top, a transaction's view
+ * inside one. Every backend shares these statements; only the event log differs.
+ */
+export function txOver(x: Executor, backend: Backend): Tx {
+  const { events, lastChanges } = backend
+  return {
+    records: {
+      page: (resource, orgId, request) => selectPage(x, resource, orgId, request),
+      count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
+      find: (resource, id) => findRecord(x, resource, id),
+      byIds: (resource, orgId, ids) => selectByIds(x, resource, orgId, ids),
+      childPages: (child, orgId, parentIds, request) => selectChildPages(x, child, orgId, parentIds, request),
+      countChildren: (child, orgId, parentIds, where, search) =>
+        countChildren(x, child, orgId, parentIds, where, search),
+      existsInOrg: (resource, orgId, id) => existsInOrg(x, resource, orgId, id),
+      uniqueTaken: (resource, orgId, field, value, exceptId) =>
+        uniqueTaken(x, resource, orgId, field, value, exceptId),
+      insert: (resource, record) => insertRecord(x, resource, record),
+      update: (resource, before, values, now) => updateFields(x, resource, before, values, now),
+      remove: (resource, id) => removeRecord(x, resource, id),
+      children: (child, parentId) => childRecords(x, child, parentId),
+      referencesTo: (target, id) => referencesTo(x, target, id),
+      lastChange: async (orgId, name) =>
+        lastChanges.getOrRead(`${orgId} ${name}`, () => lastChange(x, orgId, name)),
+      sortValues: sortValuesOf,
+    },
+    events: {
+      append: (event) => events.append(x, event),
+      position: (id) => events.position(x, id),
+      last: () => events.last(x),
+      after: (orgId, range, filter, limit) => events.after(x, orgId, range, filter, limit),
+    },
+    idempotency: {
+      find: (id, now) => findAnswer(x, id, now),
+      save: (id, answer, now) => saveAnswer(x, id, answer, now),
+    },
+    clients: {
+      create: (input) => createClient(x, input),
+      find: (id) => findClient(x, id),
+      authenticate: (id, secret) => authenticateClient(x, id, secret),
+    },
+    codes: {
+      insert: (code, input, now) => insertAuthorizationCode(x, code, input, now),
+      find: (code) => findAuthorizationCode(x, code),
+      markUsed: (code, now) => markAuthorizationCodeUsed(x, code, now),
+      setGrant: (code, grantId, now) => setAuthorizationCodeGrant(x, code, grantId, now),
+    },
+    deviceCodes: {
+      insert: (deviceCode, input, now) => insertDeviceCode(x, deviceCode, input, now),
+      find: (deviceCode) => findDeviceCode(x, deviceCode),
+      findByHash: (hash) => findDeviceCodeByHash(x, hash),
+      findByUserCode: (userCode) => findDeviceCodeByUserCode(x, userCode),
+      recordPoll: (hash, interval, now) => recordPoll(x, hash, interval, now),
+      decide: (hash, decision, now) => decideDeviceCode(x, hash, decision, now),
+      redeem: (hash, now) => redeemDeviceCode(x, hash, now),
+    },
+    grants: {
+      create: (input, now) => createGrant(x, input, now),
+      find: (id) => findGrant(x, id),
+      isLive: (id) => grantIsLive(x, id),
+      revoke: (id, now) => revokeGrant(x, id, now),
+      insertRefreshToken: (token, grant, expiresAt, now) =>
+        insertRefreshToken(x, token, grant, expiresAt, now),
+      findRefreshToken: (token) => findRefreshToken(x, token),
+      markRefreshTokenUsed: (token, now) => markRefreshTokenUsed(x, token, now),
+    },
+    revocations: {
+      revoke: (jti, orgId, expiresAt, now) => revokeTokenId(x, jti, orgId, expiresAt, now),
+      isRevoked: (jti) => tokenIdRevoked(x, jti),
+    },
+    users: {
+      byEmail: (email, orgId) => usersByEmail(x, email, orgId),
+      byId: (id) => userById(x, id),
+      roleOf: (id) => roleOfUser(x, id),
+      setPasswordHash: (userId, hash) => setPasswordHash(x, userId, hash),
+      exists: (orgId, email) => hasUser(x, orgId, email),
+    },
+    queries: {
+      save: (query, now) => saveQuery(x, query, now),
+      find: (id, now) => findQuery(x, id, now),
+      touch: (id, now) => touchQuery(x, id, now),
+      delete: (id) => deleteQuery(x, id),
+      saveResult: (tokenHash, result, now) => saveResult(x, tokenHash, result, now),
+      findResult: (tokenHash, now) => findResult(x, tokenHash, now),
+    },
+    orgs: {
+      create: (name) => createOrg(x, name),
+      createUnique: (name) => createUniqueOrg(x, name),
+      find: (idOrName) => findOrg(x, idOrName),
+      any: () => anyOrg(x),
+    },
+    settings: {
+      instanceSecret: (name) => instanceSecret(x, name),
+      insertKey: (kid, privateJwk, publicJwk, now) => insertKey(x, kid, privateJwk, publicJwk, now),
+      liveKeys: (keepMs, now) => liveKeys(x, keepMs, now),
+    },
+    transaction: (fn) => x.transaction((inner) => fn(txOver(inner, backend))),
+  }
+}

@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openStore } from '../../server/store/open.ts'
+import type { Store } from '../../server/store/store.ts'
+import { EXPIRING_KINDS } from '../../server/store/store.ts'
+import { newId } from '../../shared/ids.ts'
+import type { Condition } from '../../shared/query/types.ts'
+import { events } from '../../shared/resources/events.ts'
+import { orders } from '../../shared/resources/orders.ts'
+import { products } from '../../shared/resources/products.ts'
+import { users } from '../../shared/resources/users.ts'
+import { isoNow } from '../../shared/time.ts'
+
+/**
+ * One contract, every backend: what the engine relies on from the store.
+ */
+
+interface Backend {
+  name: string
+  open: () => Promise<{ store: Store; done: () => Promise<void> }>
+}
+
+const backends: Backend[] = [
+  {
+    name: 'SQLite',
+    open: async () => {
+      const store = openStore(join(mkdtempSync(join(tmpdir(), 'api-contract-')), 'api.db'))
+      return { store, done: () => store.close() }
+    },
+  },
+]
+
+const product = (orgId: string, name: string, extra: Record<string, unknown> = {}) => ({
+  id: newId(products.prefix),
+  orgId,
+  now: isoNow(),
+  values: {
+    name,
+    sku: `SKU-${crypto.randomUUID().slice(0, 8)}`,
+    description: null,
+    price: 500,
+    currency: 'EUR',
+    active: true,
+    ...extra,
+  },
+})
+
+for (const backend of backends) {
+  describe(`the store on ${backend.name}`, () => {
+    let store: Store
+    let done: () => Promise<void>
+    let orgId: string
+    beforeAll(async () => {
+      ;({ store, done } = await backend.open())
+      await store.migrate()
+      orgId = (await store.orgs.create(`Contract ${backend.name}`)).id
+    })
+    afterAll(() => done())
+
+    it('migrates once, then finds nothing to do, and has the CLI client', async () => {
+      const version = await store.migrate()
+      expect(await store.migrate()).toBe(version)
+      expect((await store.clients.find('api-cli'))?.public).toBe(true)
+    })
+
+    it('inserts a record and reads it back as the API shows it: booleans, nulls, numbers', async () => {
+      const entity = await store.records.insert(products, product(orgId, 'Lamp', { active: false }))
+      const found = await store.records.find(products, entity.id as string)
+      expect(found?.orgId).toBe(orgId)
+      expect(found?.entity).toEqual(entity)
+      expect(found?.entity.active).toBe(false)
+      expect(found?.entity.description).toBeNull()
+      expect(found?.entity.price).toBe(500)
+    })
+
+    it('pages with filters, a list of values, sorting, keyset and counts', async () => {
+      const org = (await store.orgs.create(`Paging ${backend.name}`)).id
+      for (const [name, price, active] of [
+        ['Anvil', 300, true],
+        ['Bell', 100, false],
+        ['Chair', 200, true],
+        ['Desk', 400, true],
+      ] as const)
+        await store.records.insert(products, product(org, name, { price, active }))
+      const sort = [{ field: 'price', descending: false }]
+      const active = [{ kind: 'compare', field: 'active', op: 'eq', value: true } as const]
+      const first = await store.records.page(products, org, { where: active, sort, limit: 2 })
+      expect(first.map((p) => p.name)).toEqual(['Chair', 'Anvil'])
+      const keys = [...sort, { field: 'id', descending: false }]
+      const after = store.records.sortValues(products, first.at(-1)!, keys)
+      const next = await store.records.page(products, org, { where: active, sort, limit: 2, after })
+      expect(next.map((p) => p.name)).toEqual(['Desk'])
+      const named: Condition[] = [
+        { kind: 'compare', field: 'name', op: 'in', value: ['Bell', 'Desk', 'Nope'] },
+      ]
+      expect(await store.records.count(products, org, named)).toBe(2)
+      const like = [{ kind: 'compare', field: 'name', op: 'like', value: 'c%' } as const]
+      expect(
+        (await store.records.page(products, org, { where: like, sort, limit: 5 })).map((p) => p.name),
+      ).toEqual(['Chair'])
+      expect(await store.records.count(products, org, [])).toBe(4)
+      expect(await store.records.count(products, orgId === org ? 'other' : orgId, named)).toBe(0)
+    })
+
+    it('finds records by full-text search, ignoring accents, the last word as a prefix', async () => {
+      const org = (await store.orgs.create(`Search ${backend.name}`)).id
+      await store.records.insert(products, product(org, 'Crème brûlée torch'))
+      await store.records.insert(products, product(org, 'Garden hose'))
+      const hits = await store.records.page(products, org, {
+        where: [],
+        search: 'creme bru',
+        sort: [{ field: 'createdAt', descending: true }],
+        limit: 10,
+      })
+      expect(hits.map((p) => p.name)).toEqual(['Crème brûlée torch'])
+      expect(await store.records.count(products, org, [], '"; DROP TABLE products; --')).toBe(0)
+    })
+
+    it('updates, tells unique values taken, and removes', async () => {
+      const entity = await store.records.insert(products, product(orgId, 'Stool'))
+      const after = await store.records.update(
+        products,
+        entity,
+        { name: 'Tall stool', active: false },
+        isoNow(),
+      )
+      expect((await store.records.find(products, entity.id as string))?.entity).toEqual(after)
+      expect(await store.records.uniqueTaken(products, orgId, 'sku', entity.sku)).toBe(true)
+      expect(await store.records.uniqueTaken(products, orgId, 'sku', entity.sku, entity.id as string)).toBe(
+        false,
+      )
+      await store.records.remove(products, entity.id as string)
+      expect(await store.records.find(products, entity.id as string)).toBeNull()
+    })
+
+    it('commits a transaction whole, or rolls it back whole', async () => {
+      const kept = product(orgId, 'Kept')
+      await store.transaction(async (tx) => {
+        await tx.records.insert(products, kept)
+      })
+      const lost = product(orgId, 'Lost')
+      const failed = await store
+        .transaction(async (tx) => {
+          await tx.records.insert(products, lost)
+          throw new Error('undo')
+        })
+        .catch((error: Error) => error.message)
+      expect(failed).toBe('undo')
+      expect(await store.records.find(products, kept.id)).not.toBeNull()
+      expect(await store.records.find(products, lost.id)).toBeNull()
+    })
+
+    it('keeps the event log in append order, filtered by type and collection', async () => {
+      const org = (await store.orgs.create(`Events ${backend.name}`)).id
+      const start = await store.events.last()
+      const ids: string[] = []
+      for (const [type, resource] of [
+        ['order.created', 'orders'],
+        ['user.created', 'users'],
+        ['order.updated', 'orders'],
+      ] as const) {
+        const id = newId(events.prefix)
+        ids.push(id)
+        await store.transaction((tx) =>
+          tx.events.append({
+            id,
+            orgId: org,
+            now: isoNow(),
+            type,
+            resource,
+            resourceId: 'x',
+            data: { n: 1 },
+          }),
+        )
+      }
+      const until = await store.events.last()
+      const all = await store.events.after(org, { after: start, until }, {}, 10)
+      expect(all.map((e) => e.entity.id)).toEqual(ids)
+      expect(all.map((e) => e.entity.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }])
+      const ordersOnly = await store.events.after(
+        org,
+        { after: start, until },
+        { resources: [orders.name] },
+        10,
+      )
+      expect(ordersOnly.map((e) => e.entity.type)).toEqual(['order.created', 'order.updated'])
+      const typed = await store.events.after(org, { after: start, until }, { types: ['user.created'] }, 10)
+      expect(typed.map((e) => e.entity.resource)).toEqual([users.name])
+      expect(await store.events.after(org, { after: start, until }, { resources: [] }, 10)).toEqual([])
+      expect((await store.events.position(ids[1]!))?.seq).toBe(all[1]!.seq)
+      expect(await store.events.position('evt_missing')).toBeNull()
+    })
+
+    it('keeps one answer per idempotency key, and OAuth state that is used once', async () => {
+      const key = { orgId, clientId: 'clt_1', subject: 'usr_1', key: 'k1' }
+      const now = Date.now()
+      await store.idempotency.save(
+        key,
+        { requestHash: 'h', response: { status: 201, headers: { a: 'b' }, body: '{}' } },
+        now,
+      )
+      expect((await store.idempotency.find(key, now))?.response.headers).toEqual({ a: 'b' })
+      const { client, secret } = await store.clients.create({ name: 'svc', orgId, public: false })
+      expect((await store.clients.authenticate(client.id, secret!))?.id).toBe(client.id)
+      expect(await store.clients.authenticate(client.id, 'cs_wrong')).toBeNull()
+      const user = await store.records.insert(users, {
+        id: newId(users.prefix),
+        orgId,
+        now: isoNow(),
+        values: { name: 'Ann', email: `ann-${backend.name}@example.com`, role: 'admin' },
+      })
+      const code = {
+        orgId,
+        clientId: client.id,
+        userId: user.id as string,
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: null,
+        scope: ['read:users'],
+        expiresAt: now + 60_000,
+      }
+      await store.codes.insert('ac_1', code, now)
+      expect(await store.codes.markUsed('ac_1', now)).toBe(true)
+      expect(await store.codes.markUsed('ac_1', now)).toBe(false)
+      const device = {
+        userCode: 'WXYZWXYZ',
+        clientId: client.id,
+        requestedScope: null,
+        interval: 5,
+        expiresAt: now + 60_000,
+      }
+      expect(await store.deviceCodes.insert('dc_1', device, now)).toBe(true)
+      expect(await store.deviceCodes.insert('dc_2', device, now)).toBe(false)
+      const grant = await store.grants.create(
+        { orgId, clientId: client.id, userId: user.id as string, scope: [], expiresAt: now + 60_000 },
+        now,
+      )
+      expect(await store.grants.isLive(grant.id)).toBe(true)
+      await store.grants.insertRefreshToken('rt_1', grant, now + 60_000, now)
+      expect(await store.grants.markRefreshTokenUsed('rt_1', now)).toBe(true)
+      expect(await store.grants.markRefreshTokenUsed('rt_1', now)).toBe(false)
+      await store.grants.revoke(grant.id, now)
+      expect(await store.grants.isLive(grant.id)).toBe(false)
+      await store.revocations.revoke('jti-1', orgId, now + 60_000, now)
+      await store.revocations.revoke('jti-1', orgId, now + 60_000, now)
+      expect(await store.revocations.isRevoked('jti-1')).toBe(true)
+      expect((await store.users.byEmail(`ann-${backend.name}@example.com`, null)).map((u) => u.role)).toEqual(
+        ['admin'],
+      )
+    })
+
+    it('refuses a second organization with a name, keeps one stored query per body, one secret per name', async () => {
+      await store.orgs.createUnique(`Unique ${backend.name}`)
+      await expect(store.orgs.createUnique(`Unique ${backend.name}`)).rejects.toThrow(/exists already/)
+      const query = {
+        id: 'qry_a',
+        orgId,
+        createdBy: 'usr_1',
+        target: '/api/v1/orders',
+        mediaType: 'application/sql',
+        body: 'SELECT *',
+        requestHash: 'same',
+      }
+      const now = Date.now()
+      const first = await store.queries.save(query, now)
+      const again = await store.queries.save({ ...query, id: 'qry_b' }, now + 1)
+      expect(again.id).toBe(first.id)
+      expect((await store.settings.instanceSecret('k')).length).toBe(32)
+      expect(await store.settings.instanceSecret('k')).toEqual(await store.settings.instanceSecret('k'))
+    })
+
+    it('purges every kind of expired row in bounded statements', async () => {
+      for (const kind of EXPIRING_KINDS)
+        expect(await store.purgeExpired(kind, Date.now() + 1e12, 10)).toBeGreaterThanOrEqual(0)
+      expect(
+        await store.idempotency.find({ orgId, clientId: 'clt_1', subject: 'usr_1', key: 'k1' }, Date.now()),
+      ).toBeNull()
+    })
+  })
+}
