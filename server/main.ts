@@ -14,7 +14,7 @@ import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
-import { openStore } from './store/open.ts'
+import { describeLocation, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
 
@@ -103,7 +103,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let status = 0
   const required = (options: Record<string, unknown>, name: string) => requiredText(options, name, argv)
 
-  cli.option('--db <path>', `SQLite database file, or :memory: (env API_DB, default ${DEFAULT_DB})`)
+  cli.option(
+    '--db <path>',
+    `SQLite database file, :memory:, or a postgres:// URL (env API_DB, default ${DEFAULT_DB})`,
+  )
   cli.option('--json', 'Print the result as one JSON object')
 
   cli
@@ -200,7 +203,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       })
       const state = {
         url: server.url,
-        db,
+        // A PostgreSQL URL is shown without its password: the hint names where, not how to log in.
+        db: describeLocation(db),
         defaultDb: db === DEFAULT_DB,
         hasOrg: await server.hasOrganization(),
       }

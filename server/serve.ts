@@ -7,7 +7,7 @@ import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { HSTS, loadTls, type TlsFiles } from './http/tls.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
-import { openStore } from './store/open.ts'
+import { describeLocation, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import type { Durability } from './store/types.ts'
 
@@ -120,7 +120,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const url = `${scheme}://${hostForUrl}:${server.port}`
   // Said at start, read back from the connection, so an operator sees what the database really does.
   const durability = store.durability
-  options.out?.(`api-server listening on ${url} (database ${options.db}, durability ${durability})`)
+  options.out?.(
+    `api-server listening on ${url} (database ${describeLocation(options.db)}, durability ${durability})`,
+  )
   return {
     url,
     port: server.port!,

@@ -1,11 +1,27 @@
+import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore } from './sqlite/store.ts'
 import type { Store } from './store.ts'
 import type { Durability } from './types.ts'
 
+/** True for a `--db` value that names a PostgreSQL database rather than a SQLite file. */
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//.test(location)
+
 /**
- * Opens the store a `--db` value names: a SQLite file path (created if missing, in a directory
- * that must exist) or `:memory:`. Fails with a DatabaseFileError naming the path.
+ * The `--db` value as it may be shown (the listening line, the start-up hint, logs): a PostgreSQL
+ * URL without its password.
+ */
+export function describeLocation(location: string): string {
+  if (!isPostgresUrl(location) || !URL.canParse(location)) return location
+  const url = new URL(location)
+  if (url.password) url.password = '***'
+  return url.toString()
+}
+
+/**
+ * Opens the store a `--db` value names: a `postgres://` URL (PostgreSQL; `durability` is the
+ * server's own), a SQLite file path (created if missing, in a directory that must exist) or
+ * `:memory:`. A SQLite path it cannot use fails with a DatabaseFileError naming it.
  */
 export function openStore(location: string, durability: Durability = 'full'): Store {
-  return openSqliteStore(location, durability)
+  return isPostgresUrl(location) ? openPostgresStore(location) : openSqliteStore(location, durability)
 }

@@ -12,9 +12,11 @@ import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
 import { isoNow } from '../../shared/time.ts'
+import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
 
 /**
- * One contract, every backend: what the engine relies on from the store.
+ * One contract, every backend: what the engine relies on from the store, run against SQLite and,
+ * where a PostgreSQL server can be had (CI installs Debian's), against PostgreSQL.
  */
 
 interface Backend {
@@ -22,6 +24,7 @@ interface Backend {
   open: () => Promise<{ store: Store; done: () => Promise<void> }>
 }
 
+let postgres: TestPostgres | undefined
 const backends: Backend[] = [
   {
     name: 'SQLite',
@@ -31,6 +34,21 @@ const backends: Backend[] = [
     },
   },
 ]
+if (postgresAvailable()) {
+  backends.push({
+    name: 'PostgreSQL',
+    open: async () => {
+      postgres ??= await startTestPostgres()
+      const store = openStore(await postgres.database(`contract_${crypto.randomUUID().slice(0, 8)}`))
+      return { store, done: () => store.close() }
+    },
+  })
+} else {
+  it.skip('PostgreSQL (not installed here: apt-get install postgresql)', () => {})
+}
+afterAll(async () => {
+  await postgres?.stop()
+})
 
 const product = (orgId: string, name: string, extra: Record<string, unknown> = {}) => ({
   id: newId(products.prefix),

@@ -1,0 +1,71 @@
+import type { SQL } from 'bun'
+import type { SqlParam } from '../dialect.ts'
+import type { Executor } from '../executor.ts'
+import { POSTGRES } from './dialect.ts'
+
+const numbered = new Map<string, string>()
+
+/**
+ * The statement text PostgreSQL takes: the shared statements' `?` placeholders numbered `$1`...
+ * (text compiled for this dialect is numbered already). Worked out once per text; none of the
+ * store's statements has a `?` inside a string literal.
+ */
+export function numberPlaceholders(text: string): string {
+  let out = numbered.get(text)
+  if (out === undefined) {
+    let n = 0
+    out = text.includes('$1') ? text : text.replace(/\?/g, () => `$${++n}`)
+    numbered.set(text, out)
+  }
+  return out
+}
+
+/**
+ * Told after every write that committed (a statement outside a transaction, or a transaction):
+ * this instance's caches see its own changes at once, and `announce` tells the other instances.
+ */
+export interface Writes {
+  committed(): void
+  /** Sent with NOTIFY in the writing transaction, so other instances hear of it when it commits. */
+  announce?: { channel: string; payload: string }
+}
+
+/**
+ * An executor over Bun.sql: the pool at the top, a reserved connection inside a transaction
+ * (`sql.begin`), a savepoint inside that. Every statement is prepared once per connection.
+ */
+export function postgresExecutor(sql: SQL, writes: Writes, nested = false): Executor {
+  const query = (text: string, params: readonly SqlParam[] | undefined) =>
+    sql.unsafe(numberPlaceholders(text), (params ?? []) as unknown[])
+  return {
+    dialect: POSTGRES,
+    async all<R>(text: string, params?: readonly SqlParam[]) {
+      return [...(await query(text, params))] as R[]
+    },
+    async get<R>(text: string, params?: readonly SqlParam[]) {
+      const rows = await query(text, params)
+      return (rows[0] ?? null) as R | null
+    },
+    async run(text, params) {
+      const result = await query(text, params)
+      if (!nested) {
+        if (writes.announce) await sql.notify(writes.announce.channel, writes.announce.payload)
+        writes.committed()
+      }
+      return result.count ?? 0
+    },
+    async transaction(fn) {
+      if (nested) {
+        const tx = sql as unknown as { savepoint<T>(fn: (sp: SQL) => Promise<T>): Promise<T> }
+        return tx.savepoint((sp) => fn(postgresExecutor(sp, writes, true)))
+      }
+      const result = await sql.begin(async (tx) => {
+        const value = await fn(postgresExecutor(tx as unknown as SQL, writes, true))
+        if (writes.announce) await tx.notify(writes.announce.channel, writes.announce.payload)
+        return value
+      })
+      writes.committed()
+      return result as Awaited<ReturnType<typeof fn>>
+    },
+  }
+}

@@ -1,0 +1,430 @@
+-- The schema of the SQLite migrations 0001-0005, as PostgreSQL 15 takes it (one file: the
+-- PostgreSQL backend starts at this state). What differs from SQLite, and why:
+-- - Text compares and sorts byte by byte (COLLATE "C"), as SQLite's BINARY does: cursors, ISO
+--   timestamps and JSONPath comparisons give the same order on both backends.
+-- - users.email is citext: case-insensitive equality and uniqueness per organization, as SQLite's
+--   COLLATE NOCASE gives.
+-- - Booleans are boolean; JSON stays text, so that what was stored is served byte for byte.
+-- - Full-text search is a generated tsvector column per searchable table with a GIN index, kept by
+--   PostgreSQL in the write's own transaction (SQLite keeps FTS5 tables by triggers). Accents are
+--   folded by api_unaccent, an IMMUTABLE wrapper of unaccent (unaccent itself is only STABLE, and a
+--   generated column needs an immutable expression), as SQLite's remove_diacritics 2 folds them.
+-- - The event log's position is events.seq, an identity column (SQLite uses the rowid); appends
+--   take it in commit order (server/store/postgres/event-log.ts).
+-- Statements are separated by blank lines, one statement per block.
+
+CREATE EXTENSION IF NOT EXISTS unaccent
+
+CREATE EXTENSION IF NOT EXISTS citext
+
+CREATE FUNCTION api_unaccent(text) RETURNS text
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+  RETURN public.unaccent('public.unaccent'::regdictionary, $1)
+
+CREATE TABLE orgs (
+  id text COLLATE "C" PRIMARY KEY,
+  name text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE TABLE settings (
+  name text COLLATE "C" PRIMARY KEY,
+  value text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE TABLE signing_keys (
+  kid text COLLATE "C" PRIMARY KEY,
+  private_jwk text COLLATE "C" NOT NULL,
+  public_jwk text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  retired_at text COLLATE "C"
+)
+
+CREATE TABLE oauth_clients (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" REFERENCES orgs(id),
+  name text COLLATE "C" NOT NULL,
+  secret_hash text COLLATE "C",
+  public boolean NOT NULL,
+  redirect_uris text COLLATE "C" NOT NULL,
+  grant_types text COLLATE "C" NOT NULL,
+  scope text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE TABLE idempotency_keys (
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  client_id text COLLATE "C" NOT NULL,
+  subject text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  request_hash text COLLATE "C" NOT NULL,
+  status integer NOT NULL,
+  headers text COLLATE "C" NOT NULL,
+  body text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  PRIMARY KEY (org_id, client_id, subject, key)
+)
+
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)
+
+CREATE TABLE users (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  name text COLLATE "C" NOT NULL,
+  email citext NOT NULL,
+  role text COLLATE "C" NOT NULL,
+  password_hash text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(name, '') || ' ' || coalesce(email, '')))) STORED
+)
+
+CREATE INDEX users_search ON users USING gin (search_vector)
+
+CREATE UNIQUE INDEX users_org_email_unique ON users (org_id, email)
+
+CREATE INDEX users_org_created ON users (org_id, created_at, id)
+
+CREATE INDEX users_org_updated ON users (org_id, updated_at, id)
+
+CREATE INDEX users_org_name_sort ON users (org_id, name, id)
+
+CREATE INDEX users_org_role_sort ON users (org_id, role, id)
+
+CREATE INDEX users_org_email ON users (org_id, email, created_at, id)
+
+CREATE INDEX users_org_role ON users (org_id, role, created_at, id)
+
+CREATE TABLE addresses (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  user_id text COLLATE "C" NOT NULL REFERENCES users(id),
+  line1 text COLLATE "C" NOT NULL,
+  line2 text COLLATE "C",
+  city text COLLATE "C" NOT NULL,
+  postal_code text COLLATE "C",
+  country text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(line1, '') || ' ' || coalesce(city, '')))) STORED
+)
+
+CREATE INDEX addresses_search ON addresses USING gin (search_vector)
+
+CREATE INDEX addresses_org_created ON addresses (org_id, created_at, id)
+
+CREATE INDEX addresses_org_updated ON addresses (org_id, updated_at, id)
+
+CREATE INDEX addresses_org_city_sort ON addresses (org_id, city, id)
+
+CREATE INDEX addresses_org_country_sort ON addresses (org_id, country, id)
+
+CREATE INDEX addresses_org_user_id ON addresses (org_id, user_id, created_at, id)
+
+CREATE INDEX addresses_org_city ON addresses (org_id, city, created_at, id)
+
+CREATE INDEX addresses_org_postal_code ON addresses (org_id, postal_code, created_at, id)
+
+CREATE INDEX addresses_org_country ON addresses (org_id, country, created_at, id)
+
+CREATE INDEX addresses_user_id_fk ON addresses (user_id)
+
+CREATE TABLE products (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  name text COLLATE "C" NOT NULL,
+  sku text COLLATE "C" NOT NULL,
+  description text COLLATE "C",
+  price integer NOT NULL,
+  currency text COLLATE "C" NOT NULL,
+  active boolean NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(name, '') || ' ' || coalesce(sku, '') || ' ' || coalesce(description, '')))) STORED
+)
+
+CREATE INDEX products_search ON products USING gin (search_vector)
+
+CREATE UNIQUE INDEX products_org_sku_unique ON products (org_id, sku)
+
+CREATE INDEX products_org_created ON products (org_id, created_at, id)
+
+CREATE INDEX products_org_updated ON products (org_id, updated_at, id)
+
+CREATE INDEX products_org_name_sort ON products (org_id, name, id)
+
+CREATE INDEX products_org_price_sort ON products (org_id, price, id)
+
+CREATE INDEX products_org_sku ON products (org_id, sku, created_at, id)
+
+CREATE INDEX products_org_price ON products (org_id, price, created_at, id)
+
+CREATE INDEX products_org_currency ON products (org_id, currency, created_at, id)
+
+CREATE INDEX products_org_active ON products (org_id, active, created_at, id)
+
+CREATE TABLE orders (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  user_id text COLLATE "C" NOT NULL REFERENCES users(id),
+  status text COLLATE "C" NOT NULL,
+  amount integer NOT NULL,
+  currency text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX orders_org_created ON orders (org_id, created_at, id)
+
+CREATE INDEX orders_org_updated ON orders (org_id, updated_at, id)
+
+CREATE INDEX orders_org_status_sort ON orders (org_id, status, id)
+
+CREATE INDEX orders_org_amount_sort ON orders (org_id, amount, id)
+
+CREATE INDEX orders_org_user_id ON orders (org_id, user_id, created_at, id)
+
+CREATE INDEX orders_org_status ON orders (org_id, status, created_at, id)
+
+CREATE INDEX orders_org_amount ON orders (org_id, amount, created_at, id)
+
+CREATE INDEX orders_org_currency ON orders (org_id, currency, created_at, id)
+
+CREATE INDEX orders_user_id_fk ON orders (user_id)
+
+CREATE TABLE line_items (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  order_id text COLLATE "C" NOT NULL REFERENCES orders(id),
+  product_id text COLLATE "C" NOT NULL REFERENCES products(id),
+  quantity integer NOT NULL,
+  unit_price integer NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX line_items_org_created ON line_items (org_id, created_at, id)
+
+CREATE INDEX line_items_org_updated ON line_items (org_id, updated_at, id)
+
+CREATE INDEX line_items_org_quantity_sort ON line_items (org_id, quantity, id)
+
+CREATE INDEX line_items_org_unit_price_sort ON line_items (org_id, unit_price, id)
+
+CREATE INDEX line_items_org_order_id ON line_items (org_id, order_id, created_at, id)
+
+CREATE INDEX line_items_org_product_id ON line_items (org_id, product_id, created_at, id)
+
+CREATE INDEX line_items_org_quantity ON line_items (org_id, quantity, created_at, id)
+
+CREATE INDEX line_items_org_unit_price ON line_items (org_id, unit_price, created_at, id)
+
+CREATE INDEX line_items_order_id_fk ON line_items (order_id)
+
+CREATE INDEX line_items_product_id_fk ON line_items (product_id)
+
+CREATE TABLE posts (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  author_id text COLLATE "C" NOT NULL REFERENCES users(id),
+  title text COLLATE "C" NOT NULL,
+  body text COLLATE "C" NOT NULL,
+  published boolean NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(title, '') || ' ' || coalesce(body, '')))) STORED
+)
+
+CREATE INDEX posts_search ON posts USING gin (search_vector)
+
+CREATE INDEX posts_org_created ON posts (org_id, created_at, id)
+
+CREATE INDEX posts_org_updated ON posts (org_id, updated_at, id)
+
+CREATE INDEX posts_org_title_sort ON posts (org_id, title, id)
+
+CREATE INDEX posts_org_author_id ON posts (org_id, author_id, created_at, id)
+
+CREATE INDEX posts_org_published ON posts (org_id, published, created_at, id)
+
+CREATE INDEX posts_author_id_fk ON posts (author_id)
+
+CREATE TABLE comments (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  post_id text COLLATE "C" NOT NULL REFERENCES posts(id),
+  author_id text COLLATE "C" REFERENCES users(id),
+  text text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(text, '')))) STORED
+)
+
+CREATE INDEX comments_search ON comments USING gin (search_vector)
+
+CREATE INDEX comments_org_created ON comments (org_id, created_at, id)
+
+CREATE INDEX comments_org_updated ON comments (org_id, updated_at, id)
+
+CREATE INDEX comments_org_post_id ON comments (org_id, post_id, created_at, id)
+
+CREATE INDEX comments_org_author_id ON comments (org_id, author_id, created_at, id)
+
+CREATE INDEX comments_post_id_fk ON comments (post_id)
+
+CREATE INDEX comments_author_id_fk ON comments (author_id)
+
+CREATE TABLE events (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  type text COLLATE "C" NOT NULL,
+  resource text COLLATE "C" NOT NULL,
+  resource_id text COLLATE "C" NOT NULL,
+  data text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX events_org_seq ON events (org_id, seq)
+
+CREATE INDEX events_org_created ON events (org_id, created_at, id)
+
+CREATE INDEX events_org_updated ON events (org_id, updated_at, id)
+
+CREATE INDEX events_org_type_sort ON events (org_id, type, id)
+
+CREATE INDEX events_org_type ON events (org_id, type, created_at, id)
+
+CREATE INDEX events_org_resource ON events (org_id, resource, created_at, id)
+
+CREATE INDEX events_org_resource_id ON events (org_id, resource_id, created_at, id)
+
+CREATE TABLE oauth_grants (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+  user_id text COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  scope text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  revoked_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX oauth_grants_org_created ON oauth_grants (org_id, created_at, id)
+
+CREATE INDEX oauth_grants_user ON oauth_grants (user_id)
+
+CREATE INDEX oauth_grants_client ON oauth_grants (client_id)
+
+CREATE INDEX oauth_grants_expires ON oauth_grants (expires_at)
+
+CREATE TABLE oauth_refresh_tokens (
+  hash text COLLATE "C" PRIMARY KEY,
+  grant_id text COLLATE "C" NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  expires_at text COLLATE "C" NOT NULL,
+  used_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)
+
+CREATE INDEX oauth_refresh_tokens_org_created ON oauth_refresh_tokens (org_id, created_at)
+
+CREATE TABLE oauth_authorization_codes (
+  hash text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+  user_id text COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  redirect_uri text COLLATE "C" NOT NULL,
+  code_challenge text COLLATE "C",
+  scope text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  used_at text COLLATE "C",
+  grant_id text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX oauth_authorization_codes_expires ON oauth_authorization_codes (expires_at)
+
+CREATE INDEX oauth_authorization_codes_user ON oauth_authorization_codes (user_id)
+
+CREATE INDEX oauth_authorization_codes_org_created ON oauth_authorization_codes (org_id, created_at)
+
+CREATE TABLE oauth_device_codes (
+  hash text COLLATE "C" PRIMARY KEY,
+  user_code text COLLATE "C" NOT NULL UNIQUE,
+  org_id text COLLATE "C" REFERENCES orgs(id),
+  client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+  requested_scope text COLLATE "C",
+  user_id text COLLATE "C" REFERENCES users(id) ON DELETE CASCADE,
+  scope text COLLATE "C",
+  status text COLLATE "C" NOT NULL,
+  interval integer NOT NULL,
+  last_polled_at text COLLATE "C",
+  expires_at text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX oauth_device_codes_expires ON oauth_device_codes (expires_at)
+
+CREATE INDEX oauth_device_codes_user ON oauth_device_codes (user_id)
+
+CREATE INDEX oauth_device_codes_org_created ON oauth_device_codes (org_id, created_at)
+
+CREATE TABLE oauth_revoked_tokens (
+  jti text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  expires_at text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX oauth_revoked_tokens_expires ON oauth_revoked_tokens (expires_at)
+
+CREATE INDEX oauth_revoked_tokens_org_created ON oauth_revoked_tokens (org_id, created_at)
+
+CREATE TABLE stored_queries (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  created_by text COLLATE "C" NOT NULL,
+  target text COLLATE "C" NOT NULL,
+  media_type text COLLATE "C" NOT NULL,
+  body text COLLATE "C" NOT NULL,
+  request_hash text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE UNIQUE INDEX stored_queries_request ON stored_queries (org_id, request_hash)
+
+CREATE INDEX stored_queries_updated ON stored_queries (updated_at)
+
+CREATE TABLE query_results (
+  token_hash text COLLATE "C" PRIMARY KEY,
+  query_id text COLLATE "C" NOT NULL REFERENCES stored_queries(id) ON DELETE CASCADE,
+  org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
+  headers text COLLATE "C" NOT NULL,
+  body text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+)
+
+CREATE INDEX query_results_query ON query_results (query_id)
+
+CREATE INDEX query_results_expires ON query_results (expires_at)
+
+CREATE INDEX oauth_refresh_tokens_expires ON oauth_refresh_tokens (expires_at)
+
+CREATE INDEX oauth_grants_revoked ON oauth_grants (revoked_at) WHERE revoked_at IS NOT NULL

@@ -1,0 +1,71 @@
+import { SQL } from 'bun'
+import { StampedCache } from '../change-stamp.ts'
+import { ensureCliClient } from '../sql/clients.ts'
+import { PURGES, txOver } from '../sql/groups.ts'
+import type { ChangeSource, Store } from '../store.ts'
+import { DatabaseFileError } from '../types.ts'
+import { POSTGRES_EVENT_LOG } from './event-log.ts'
+import { postgresExecutor } from './executor.ts'
+import { migratePostgres } from './migrate.ts'
+
+/** The channel every instance announces its writes on, so that the others drop what they cached. */
+const CHANGES_CHANNEL = 'api_changes'
+
+/** Connections per instance; a write holds one from BEGIN to COMMIT. */
+const POOL_SIZE = 10
+
+/**
+ * The store on PostgreSQL through Bun.sql: the same statements as SQLite's (`server/store/sql/`) in
+ * PostgreSQL's dialect, its own event log (positions in commit order across replicas), and change
+ * notifications over LISTEN/NOTIFY for the caches of every instance.
+ */
+export function openPostgresStore(url: string): Store {
+  const sql = new SQL(url, { max: POOL_SIZE })
+  const instance = crypto.randomUUID()
+  let own = 0
+  let others = 0
+  const changes: ChangeSource = { own: () => own, others: () => others }
+  const writes = {
+    committed: () => {
+      own++
+    },
+    announce: { channel: CHANGES_CHANNEL, payload: instance },
+  }
+  const root = postgresExecutor(sql, writes)
+  const backend = { events: POSTGRES_EVENT_LOG, lastChanges: new StampedCache<string | null>(changes) }
+  const tx = txOver(root, backend)
+  let listening: Promise<{ unlisten(): Promise<void> }> | undefined
+  const listen = () => {
+    listening ??= sql.listen(CHANGES_CHANNEL, (payload) => {
+      if (payload !== instance) others++
+    })
+    return listening
+  }
+  return {
+    ...tx,
+    backend: 'postgres',
+    // PostgreSQL's default, synchronous_commit = on: a commit is flushed before it is acknowledged.
+    durability: 'full',
+    changes,
+    migrate: async () => {
+      const version = await migratePostgres(sql)
+      await ensureCliClient(root)
+      await listen()
+      return version
+    },
+    purgeExpired: (kind, now, limit) => PURGES[kind](root, now, limit),
+    ping: async () => {
+      await root.get('SELECT 1')
+    },
+    backup: async () => {
+      throw new DatabaseFileError(
+        'backup copies a SQLite file; back up PostgreSQL with pg_dump (docs/deployment.md)',
+      )
+    },
+    checkpoint: async () => {},
+    close: async () => {
+      if (listening) await (await listening).unlisten()
+      await sql.close()
+    },
+  }
+}

@@ -1,0 +1,138 @@
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * A real PostgreSQL server for tests: `API_TEST_POSTGRES_URL` when set (a database the tests may
+ * fill and empty), otherwise one started from Debian's `postgresql` package in a temporary
+ * directory on a free loopback port, owned by the `postgres` user (initdb refuses root), and
+ * stopped when the tests are done.
+ */
+export interface TestPostgres {
+  /** The server's URL with the maintenance database; `database(name)` makes one per test file. */
+  url: string
+  /** A fresh empty database on the server; returns its URL. */
+  database: (name: string) => Promise<string>
+  stop: () => Promise<void>
+}
+
+function binaries(): string | undefined {
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions[0] && join(root, versions[0], 'bin')
+}
+
+/** Whether tests can get a PostgreSQL server here. */
+export const postgresAvailable = (): boolean =>
+  process.env.API_TEST_POSTGRES_URL !== undefined ||
+  binaries() !== undefined ||
+  // In CI (.ci/run installs Debian's postgresql) a missing server fails the tests rather than skipping them.
+  process.env.CI !== undefined
+
+async function freePort(): Promise<number> {
+  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = server.port
+  server.stop(true)
+  return port
+}
+
+async function run(command: string[]): Promise<string> {
+  const proc = Bun.spawn(command, { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  if (code !== 0) throw new Error(`${command.join(' ')} failed (${code}): ${err || out}`)
+  return out
+}
+
+const asPostgres = (command: string[]) =>
+  process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...command] : command
+
+async function createDatabase(url: string, name: string): Promise<string> {
+  const admin = new Bun.SQL(url, { max: 1 })
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    await admin.unsafe(`CREATE DATABASE "${name}"`)
+  } finally {
+    await admin.close()
+  }
+  const target = new URL(url)
+  target.pathname = `/${name}`
+  return target.toString()
+}
+
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const given = process.env.API_TEST_POSTGRES_URL
+  if (given) return { url: given, database: (name) => createDatabase(given, name), stop: async () => {} }
+  const bin = binaries()
+  if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql)')
+  const dir = mkdtempSync(join(tmpdir(), 'api-pg-'))
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = Bun.spawnSync(['id', '-u', 'postgres']).success
+      ? {
+          uid: Number(Bun.spawnSync(['id', '-u', 'postgres']).stdout.toString()),
+          gid: Number(Bun.spawnSync(['id', '-g', 'postgres']).stdout.toString()),
+        }
+      : { uid: 0, gid: 0 }
+    chownSync(dir, uid, gid)
+  }
+  const data = join(dir, 'data')
+  await run(asPostgres([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']))
+  const port = await freePort()
+  const server = Bun.spawn(
+    asPostgres([
+      join(bin, 'postgres'),
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      // A test server: nothing here must survive a power cut.
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=300',
+    ]),
+    { stdout: 'ignore', stderr: 'pipe' },
+  )
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    try {
+      const probe = new Bun.SQL(url, { max: 1, connectionTimeout: 1 })
+      await probe`SELECT 1`
+      await probe.close()
+      break
+    } catch (error) {
+      if (server.exitCode !== null || Date.now() > deadline) {
+        server.kill()
+        throw new Error(`PostgreSQL did not start: ${await new Response(server.stderr).text()} ${error}`)
+      }
+      await Bun.sleep(100)
+    }
+  }
+  return {
+    url,
+    database: (name) => createDatabase(url, name),
+    stop: async () => {
+      // pg_ctl, as the server's own user: a signal to runuser does not reach the server.
+      await run(asPostgres([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'])).catch(() => {
+        server.kill('SIGKILL')
+      })
+      await server.exited
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
