@@ -17,9 +17,13 @@ export async function loadRecord(
   resource: Resource,
   id: string,
   parent?: ParentRef,
+  /** A write's load: the record stays as read until the write's transaction ends. */
+  forUpdate = false,
 ): Promise<StoredRecord> {
   if (parent) await loadParent(ctx, principal, resource, parent)
-  const record = await ctx.store.records.find(resource, id)
+  const record = forUpdate
+    ? await ctx.store.records.findForUpdate(resource, id)
+    : await ctx.store.records.find(resource, id)
   if (!record) throw missing(resource, id)
   if (record.orgId !== principal.orgId) throw forbidden(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)

@@ -52,6 +52,7 @@ export async function runIdempotent(
     key: key.key,
   }
   return await ctx.store.transaction(async (tx): Promise<IdempotentAnswer> => {
+    await tx.idempotency.lock(id)
     const now = ctx.clock()
     const found = await tx.idempotency.find(id, now)
     if (found) {

@@ -5,7 +5,7 @@ import { childrenOf, type Resource, resourceByName } from '../../shared/resource
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { checkIfMatch, entityTag } from '../http/etag.ts'
-import type { StoredRecord } from '../store/types.ts'
+import { type StoredRecord, UniqueTakenError } from '../store/types.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { appendEvent } from './events.ts'
@@ -14,6 +14,22 @@ import { validateBody, type WriteMode } from './validate.ts'
 
 function readOnly(resource: Resource): ApiError {
   return new ApiError('METHOD_NOT_ALLOWED', `${resource.name} is read-only.`)
+}
+
+function taken(resource: Resource, name: string): ApiError {
+  return new ApiError('CONFLICT', `Another ${resource.singular} already has this ${name}.`, [
+    { field: name, message: 'is already taken in this organization' },
+  ])
+}
+
+/** A write whose unique value a concurrent write took after the check: the same 409 as the check. */
+async function unlessTaken<T>(resource: Resource, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    if (error instanceof UniqueTakenError) throw taken(resource, error.field)
+    throw error
+  }
 }
 
 /** Referenced records must exist in the caller's organization; unique fields must be free. */
@@ -40,9 +56,7 @@ async function checkRelations(
       resource.fields[name]!.unique &&
       (await ctx.store.records.uniqueTaken(resource, orgId, name, value, selfId))
     ) {
-      throw new ApiError('CONFLICT', `Another ${resource.singular} already has this ${name}.`, [
-        { field: name, message: 'is already taken in this organization' },
-      ])
+      throw taken(resource, name)
     }
   }
 }
@@ -112,7 +126,9 @@ export async function createRecord(
     await checkRelations(tx, resource, principal.orgId, values)
     const now = isoNow(tx.clock())
     const id = newId(resource.prefix, tx.clock())
-    const entity = await tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now })
+    const entity = await unlessTaken(resource, () =>
+      tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now }),
+    )
     await appendEvent(tx.store, principal.orgId, resource, 'created', entity, now)
     return entity
   })
@@ -139,12 +155,12 @@ export async function updateRecord(
   const values = validateBody(resource, body, mode)
   return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
-    const before = (await loadRecord(tx, principal, resource, id, parent)).entity
+    const before = (await loadRecord(tx, principal, resource, id, parent, true)).entity
     checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
     checkPrivileged(principal, resource, values, before)
     await checkRelations(tx, resource, principal.orgId, values, id)
     const now = isoNow(tx.clock())
-    const entity = await tx.store.records.update(resource, before, values, now)
+    const entity = await unlessTaken(resource, () => tx.store.records.update(resource, before, values, now))
     await appendEvent(tx.store, principal.orgId, resource, 'updated', entity, now)
     return entity
   })
@@ -187,7 +203,7 @@ export async function deleteRecord(
   requireScope(principal, resource.scopes.write)
   await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
-    const record = await loadRecord(tx, principal, resource, id, parent)
+    const record = await loadRecord(tx, principal, resource, id, parent, true)
     checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
     await deleteWithChildren(tx, resource, record, isoNow(tx.clock()))
   })

@@ -12,6 +12,10 @@ export interface Dialect {
   readonly name: string
   /** Booleans are a column type of their own (else integers 0 and 1, as request values and cursors carry them). */
   readonly nativeBooleans: boolean
+  /** What locks the rows a SELECT reads until the transaction ends (`FOR UPDATE`; none on SQLite). */
+  readonly forUpdate: string
+  /** A statement that holds `key` (a text) until the transaction ends; null where writes are serial already. */
+  readonly lockKey: string | null
   /** A column naming one row of any table, for deletes in batches (`rowid`, `ctid`). */
   readonly rowId: string
   /** The text standing for the `n`-th bound value (1-based). */

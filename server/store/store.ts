@@ -37,6 +37,11 @@ export interface RecordStore {
   page(resource: Resource, orgId: string, request: PageRequest): Promise<Entity[]>
   count(resource: Resource, orgId: string, where: Condition[], search?: string): Promise<number>
   find(resource: Resource, id: string): Promise<StoredRecord | null>
+  /**
+   * `find` for a record the transaction is about to change: no other transaction changes it until
+   * this one ends (PostgreSQL: FOR UPDATE; SQLite's one writer gives it already).
+   */
+  findForUpdate(resource: Resource, id: string): Promise<StoredRecord | null>
   /** The organization's records among `ids`, in one statement per 500; missing ids are left out. */
   byIds(resource: Resource, orgId: string, ids: string[]): Promise<Entity[]>
   /** The first `limit` children of each parent, in one statement. */
@@ -95,6 +100,8 @@ export interface EventStore {
 }
 
 export interface IdempotencyStore {
+  /** Holds the key until the transaction ends: a second request with it waits, then replays. */
+  lock(id: KeyId): Promise<void>
   find(id: KeyId, now: number): Promise<StoredAnswer | null>
   save(id: KeyId, answer: StoredAnswer, now: number): Promise<void>
 }

@@ -246,3 +246,14 @@ export const DURABILITIES: readonly Durability[] = ['full', 'fast']
 export class DatabaseFileError extends Error {
   override name = 'DatabaseFileError'
 }
+
+/**
+ * A write that would give a unique field (`sku`, `email`) a value another record of the
+ * organization holds: a concurrent write took it between the check and this write.
+ */
+export class UniqueTakenError extends Error {
+  override name = 'UniqueTakenError'
+  constructor(readonly field: string) {
+    super(`${field} is already taken`)
+  }
+}

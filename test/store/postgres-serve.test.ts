@@ -86,14 +86,52 @@ describeWithPostgres('api-server --db postgres://', () => {
     expect(events.data.map((e) => e.type)).toEqual(['user.created', 'order.created'])
   })
 
-  it('answers GraphQL over the same store', async () => {
+  it('keeps its promises under concurrent writes: one write per key, unique values, If-Match', async () => {
+    const users = (await (await api('/api/v2/users')).json()) as { data: { id: string }[] }
+    const userId = users.data[0]!.id
+    const order = { userId, amount: { value: 100, currency: 'EUR' }, status: 'pending' }
+    const replays = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api('/api/v2/orders', { method: 'POST', json: order, headers: { 'Idempotency-Key': 'race-1' } }),
+      ),
+    )
+    const ids = new Set(await Promise.all(replays.map(async (r) => ((await r.json()) as { id: string }).id)))
+    expect(replays.map((r) => r.status)).toEqual(Array(10).fill(201))
+    expect(ids.size).toBe(1)
+    const pending = (await (await api('/api/v2/orders?status=pending')).json()) as { data: unknown[] }
+    expect(pending.data).toHaveLength(1)
+
+    const product = { name: 'Lamp', sku: 'RACE-1', price: { value: 500, currency: 'EUR' } }
+    const creates = await Promise.all(
+      Array.from({ length: 10 }, () => api('/api/v2/products', { method: 'POST', json: product })),
+    )
+    expect(creates.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)])
+
+    const created = (await creates.find((r) => r.status === 201)!.json()) as { id: string }
+    const tag = (await api(`/api/v2/products/${created.id}`)).headers.get('etag')!
+    const patches = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        api(`/api/v2/products/${created.id}`, {
+          method: 'PATCH',
+          json: { name: `Lamp ${i}` },
+          headers: { 'If-Match': tag },
+        }),
+      ),
+    )
+    expect(patches.map((r) => r.status).sort()).toEqual([200, 412, 412, 412, 412])
+  })
+
+  it('answers GraphQL over the same store, as REST does', async () => {
+    const rest = (await (await api('/api/v2/orders?status=paid')).json()) as { data: { id: string }[] }
     const response = await api('/graphql', {
       method: 'POST',
-      json: { query: '{ orders { totalCount nodes { status } } }' },
+      json: { query: '{ orders(status: paid) { totalCount nodes { id status } } }' },
     })
-    expect(await response.json()).toEqual({
-      data: { orders: { totalCount: 1, nodes: [{ status: 'paid' }] } },
-    })
+    const { data } = (await response.json()) as {
+      data: { orders: { totalCount: number; nodes: { id: string; status: string }[] } }
+    }
+    expect(data.orders.totalCount).toBe(rest.data.length)
+    expect(data.orders.nodes.map((n) => n.id)).toEqual(rest.data.map((o) => o.id))
   })
 
   it('refuses backup, pointing to pg_dump', async () => {

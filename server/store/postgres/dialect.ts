@@ -16,6 +16,8 @@ export const POSTGRES: Dialect = {
   placeholder: (n) => `$${n}`,
   nativeBooleans: true,
   rowId: 'ctid',
+  forUpdate: ' FOR UPDATE',
+  lockKey: 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))',
   always: 'TRUE',
   never: 'FALSE',
   // One array parameter: the statement's text is the same whatever the list's length, so one

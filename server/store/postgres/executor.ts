@@ -1,9 +1,23 @@
 import type { SQL } from 'bun'
 import type { SqlParam } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
+import { UniqueTakenError } from '../types.ts'
 import { POSTGRES } from './dialect.ts'
 
 const numbered = new Map<string, string>()
+
+/** `unit_price` -> `unitPrice`: the field behind a column. */
+const fieldOf = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
+/**
+ * PostgreSQL's errors the engine answers: a unique violation of a declared unique field (the
+ * migrations name those indexes `<table>_org_<column>_unique`) is a 409, like the check before it.
+ */
+function translated(error: unknown): never {
+  const { errno, constraint } = (error ?? {}) as { errno?: string; constraint?: string }
+  const unique = errno === '23505' ? /^\w+?_org_(\w+)_unique$/.exec(constraint ?? '') : null
+  throw unique ? new UniqueTakenError(fieldOf(unique[1]!)) : error
+}
 
 /**
  * The statement text PostgreSQL takes: the shared statements' `?` placeholders numbered `$1`...
@@ -36,7 +50,7 @@ export interface Writes {
  */
 export function postgresExecutor(sql: SQL, writes: Writes, nested = false): Executor {
   const query = (text: string, params: readonly SqlParam[] | undefined) =>
-    sql.unsafe(numberPlaceholders(text), (params ?? []) as unknown[])
+    sql.unsafe(numberPlaceholders(text), (params ?? []) as unknown[]).catch(translated)
   return {
     dialect: POSTGRES,
     async all<R>(text: string, params?: readonly SqlParam[]) {

@@ -4,7 +4,7 @@ import type { ExpiringKind, Tx } from '../store.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
 import { countChildren, selectByIds, selectChildPages } from './batch.ts'
 import { authenticateClient, createClient, findClient } from './clients.ts'
-import { findAnswer, purgeExpiredIdempotencyKeys, saveAnswer } from './idempotency.ts'
+import { findAnswer, lockKey, purgeExpiredIdempotencyKeys, saveAnswer } from './idempotency.ts'
 import { insertKey, liveKeys } from './keys.ts'
 import { roleOfUser, userById, usersByEmail } from './login-users.ts'
 import {
@@ -108,6 +108,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       page: (resource, orgId, request) => selectPage(x, resource, orgId, request),
       count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
       find: (resource, id) => findRecord(x, resource, id),
+      findForUpdate: (resource, id) => findRecord(x, resource, id, true),
       byIds: (resource, orgId, ids) => selectByIds(x, resource, orgId, ids),
       childPages: (child, orgId, parentIds, request) => selectChildPages(x, child, orgId, parentIds, request),
       countChildren: (child, orgId, parentIds, where, search) =>
@@ -131,6 +132,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       after: (orgId, range, filter, limit) => events.after(x, orgId, range, filter, limit),
     },
     idempotency: {
+      lock: (id) => lockKey(x, id),
       find: (id, now) => findAnswer(x, id, now),
       save: (id, answer, now) => saveAnswer(x, id, answer, now),
     },

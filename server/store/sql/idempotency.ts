@@ -11,6 +11,12 @@ interface KeyRow {
 }
 
 /** The committed answer of a live key (younger than 24 hours), or null. */
+/** Holds the key until the transaction ends, where the dialect needs it (concurrent transactions). */
+export async function lockKey(x: Executor, id: KeyId): Promise<void> {
+  if (x.dialect.lockKey === null) return
+  await x.get(x.dialect.lockKey, [JSON.stringify([id.orgId, id.clientId, id.subject, id.key])])
+}
+
 export async function findAnswer(x: Executor, id: KeyId, now: number): Promise<StoredAnswer | null> {
   const row = (await x.get(
     `SELECT request_hash, status, headers, body FROM idempotency_keys

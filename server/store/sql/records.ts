@@ -55,8 +55,14 @@ export async function countRows(
 }
 
 /** A record by id in any organization; callers decide between 403 and 404. */
-export async function findRecord(x: Executor, resource: Resource, id: string): Promise<StoredRecord | null> {
-  const row = (await x.get(`SELECT * FROM ${resource.table} WHERE id = ?`, [id])) as Row | null
+export async function findRecord(
+  x: Executor,
+  resource: Resource,
+  id: string,
+  lock = false,
+): Promise<StoredRecord | null> {
+  const forUpdate = lock ? x.dialect.forUpdate : ''
+  const row = await x.get<Row>(`SELECT * FROM ${resource.table} WHERE id = ?${forUpdate}`, [id])
   return row ? stored(resource, row) : null
 }
 

@@ -15,6 +15,9 @@ export const SQLITE: Dialect = {
   placeholder: () => '?',
   nativeBooleans: false,
   rowId: 'rowid',
+  // One writer at a time (BEGIN IMMEDIATE): nothing else can change what a write transaction read.
+  forUpdate: '',
+  lockKey: null,
   always: '1',
   never: '0',
   oneOf: (column, values, params) => `${column} IN (${values.map((v) => params.add(v)).join(', ')})`,
