@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { currentAccess } from '../../server/auth/current-access.ts'
 import { openStore } from '../../server/store/open.ts'
 import type { Store } from '../../server/store/store.ts'
 import { EXPIRING_KINDS } from '../../server/store/store.ts'
@@ -21,7 +22,7 @@ import { postgresAvailable, startTestPostgres, type TestPostgres } from '../supp
 
 interface Backend {
   name: string
-  open: () => Promise<{ store: Store; done: () => Promise<void> }>
+  open: () => Promise<{ store: Store; location: string; done: () => Promise<void> }>
 }
 
 let postgres: TestPostgres | undefined
@@ -29,8 +30,9 @@ const backends: Backend[] = [
   {
     name: 'SQLite',
     open: async () => {
-      const store = openStore(join(mkdtempSync(join(tmpdir(), 'api-contract-')), 'api.db'))
-      return { store, done: () => store.close() }
+      const location = join(mkdtempSync(join(tmpdir(), 'api-contract-')), 'api.db')
+      const store = openStore(location)
+      return { store, location, done: () => store.close() }
     },
   },
 ]
@@ -39,8 +41,9 @@ if (postgresAvailable()) {
     name: 'PostgreSQL',
     open: async () => {
       postgres ??= await startTestPostgres()
-      const store = openStore(await postgres.database(`contract_${crypto.randomUUID().slice(0, 8)}`))
-      return { store, done: () => store.close() }
+      const location = await postgres.database(`contract_${crypto.randomUUID().slice(0, 8)}`)
+      const store = openStore(location)
+      return { store, location, done: () => store.close() }
     },
   })
 } else {
@@ -68,10 +71,11 @@ const product = (orgId: string, name: string, extra: Record<string, unknown> = {
 for (const backend of backends) {
   describe(`the store on ${backend.name}`, () => {
     let store: Store
+    let location: string
     let done: () => Promise<void>
     let orgId: string
     beforeAll(async () => {
-      ;({ store, done } = await backend.open())
+      ;({ store, location, done } = await backend.open())
       await store.migrate()
       orgId = (await store.orgs.create(`Contract ${backend.name}`)).id
     })
@@ -286,6 +290,30 @@ for (const backend of backends) {
       expect(again.id).toBe(first.id)
       expect((await store.settings.instanceSecret('k')).length).toBe(32)
       expect(await store.settings.instanceSecret('k')).toEqual(await store.settings.instanceSecret('k'))
+    })
+
+    it("lets another instance's caches see a write within a second (a revoked token)", async () => {
+      const other = openStore(location)
+      try {
+        await other.migrate()
+        const principal = {
+          kind: 'client' as const,
+          subject: 'clt_cache',
+          orgId,
+          clientId: 'clt_cache',
+          scopes: new Set<string>(),
+          expiresAt: Date.now() / 1000 + 3600,
+          tokenId: 'jti-cache',
+        }
+        const access = currentAccess(other)
+        expect(await access(principal)).not.toBeNull()
+        await store.revocations.revoke('jti-cache', orgId, Date.now() + 60_000, Date.now())
+        const deadline = Date.now() + 1_000
+        while ((await access(principal)) !== null && Date.now() < deadline) await Bun.sleep(50)
+        expect(await access(principal)).toBeNull()
+      } finally {
+        await other.close()
+      }
     })
 
     it('purges every kind of expired row in bounded statements', async () => {

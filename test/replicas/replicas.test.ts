@@ -1,0 +1,247 @@
+/**
+ * Three compiled `api-server` replicas on one PostgreSQL database behind nginx (Debian's), round
+ * robin on loopback, as docs/operations.md ("PostgreSQL") describes a deployment: every request
+ * below goes through the proxy, so consecutive requests land on different replicas.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
+import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
+
+const NGINX = '/usr/sbin/nginx'
+const available = postgresAvailable() && (existsSync(NGINX) || process.env.CI !== undefined)
+const describeWithReplicas = available ? describe : describe.skip
+
+async function freePort(): Promise<number> {
+  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const { port } = server
+  server.stop(true)
+  return port
+}
+
+describeWithReplicas('three replicas behind a proxy', () => {
+  let dir: string
+  let postgres: TestPostgres
+  let db: string
+  const replicas: ServeProcess[] = []
+  let nginx: ReturnType<typeof Bun.spawn>
+  let proxy: string
+  let credentials: string
+  let token: string
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${proxy}${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } })
+  const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${proxy}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(json),
+    })
+  const issue = async () => {
+    const response = await fetch(`${proxy}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${credentials}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    })
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { access_token: string }).access_token
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'api-replicas-'))
+    const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--outdir', join(dir, 'bin')], {
+      cwd: ROOT,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    if (!build.success) throw new Error(`build failed: ${build.stderr.toString()}`)
+    const server = [join(dir, 'bin', 'api-server')]
+    postgres = await startTestPostgres()
+    db = await postgres.database('replicas')
+    const admin = (args: string[]) => {
+      const run = Bun.spawnSync([...server, '--db', db, ...args, '--json'], {
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      if (!run.success) throw new Error(`api-server ${args.join(' ')}: ${run.stderr.toString()}`)
+      return JSON.parse(run.stdout.toString())
+    }
+    admin(['org', 'create', '--name', 'Acme'])
+    const client = admin(['client', 'create', '--name', 'svc', '--org', 'Acme'])
+    credentials = btoa(`${client.client_id}:${client.client_secret}`)
+    const proxyPort = await freePort()
+    proxy = `http://127.0.0.1:${proxyPort}`
+    // Started together: they migrate once between them (an advisory lock), the others wait.
+    replicas.push(
+      ...(await Promise.all(
+        [0, 1, 2].map(() =>
+          startServe(['--port', '0', '--db', db, '--base-url', proxy], { command: server, cwd: dir }),
+        ),
+      )),
+    )
+    const upstreams = replicas.map((r) => `server ${new URL(r.url).host} max_fails=0;`).join('\n    ')
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/nginx-error.log;
+events {}
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream replicas {
+    ${upstreams}
+  }
+  server {
+    listen 127.0.0.1:${proxyPort};
+    location / {
+      proxy_pass http://replicas;
+      proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Forwarded-Proto $scheme;
+    }
+  }
+}
+`,
+    )
+    nginx = Bun.spawn([NGINX, '-p', dir, '-c', join(dir, 'nginx.conf')], { stdout: 'ignore', stderr: 'pipe' })
+    const deadline = Date.now() + 10_000
+    while ((await fetch(`${proxy}/healthz`).catch(() => null))?.status !== 200) {
+      if (Date.now() > deadline) throw new Error('nginx did not start')
+      await Bun.sleep(50)
+    }
+    token = await issue()
+  }, 120_000)
+
+  afterAll(async () => {
+    nginx?.kill()
+    await Promise.all(replicas.map((r) => r.stop()))
+    await postgres?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('spreads requests over the replicas, and every replica reads what another wrote, with the same ETag', async () => {
+    const user = await post('/api/v2/users', { name: 'Ann', email: 'ann@acme.example' })
+    expect(user.status).toBe(201)
+    const { id } = (await user.json()) as { id: string }
+    const tags = new Set<string>()
+    for (let i = 0; i < 6; i++) {
+      const read = await get(`/api/v2/users/${id}`)
+      expect(read.status).toBe(200)
+      tags.add(read.headers.get('etag')!)
+    }
+    expect(tags.size).toBe(1)
+    // Each replica answered some of them: the proxy spreads, the store is shared.
+    for (const replica of replicas) expect((await fetch(`${replica.url}/readyz`)).status).toBe(200)
+  })
+
+  it('performs an idempotent create once, whichever replicas its retries reach', async () => {
+    const user = ((await (await get('/api/v2/users')).json()) as { data: { id: string }[] }).data[0]!
+    const order = { userId: user.id, amount: { value: 900, currency: 'EUR' }, status: 'shipped' }
+    const answers = await Promise.all(
+      Array.from({ length: 9 }, () => post('/api/v2/orders', order, { 'Idempotency-Key': 'one-order' })),
+    )
+    const ids = new Set(await Promise.all(answers.map(async (a) => ((await a.json()) as { id: string }).id)))
+    expect(ids.size).toBe(1)
+    const shipped = (await (await get('/api/v2/orders?status=shipped')).json()) as { data: unknown[] }
+    expect(shipped.data).toHaveLength(1)
+  })
+
+  it('passes QUERY and its body through the proxy, and serves the stored query from any replica', async () => {
+    const response = await fetch(`${proxy}/api/v2/orders`, {
+      method: 'QUERY',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/sql' },
+      body: "SELECT * FROM orders WHERE status = 'shipped'",
+    })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(1)
+    const location = response.headers.get('location')!
+    for (let i = 0; i < 3; i++) expect((await get(location)).status).toBe(200)
+  })
+
+  it('refuses a revoked token on every replica within a second', async () => {
+    const doomed = await issue()
+    expect(
+      (await fetch(`${proxy}/api/v2/orders`, { headers: { Authorization: `Bearer ${doomed}` } })).status,
+    ).toBe(200)
+    // Warm every replica's cache with the token first.
+    for (const replica of replicas)
+      expect(
+        (await fetch(`${replica.url}/api/v2/orders`, { headers: { Authorization: `Bearer ${doomed}` } }))
+          .status,
+      ).toBe(200)
+    const revoked = await fetch(`${proxy}/oauth/revoke`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${credentials}` },
+      body: new URLSearchParams({ token: doomed }),
+    })
+    expect(revoked.status).toBe(200)
+    await Bun.sleep(1_000)
+    for (const replica of replicas)
+      expect(
+        (await fetch(`${replica.url}/api/v2/orders`, { headers: { Authorization: `Bearer ${doomed}` } }))
+          .status,
+      ).toBe(401)
+  })
+
+  /** The ids of the first `count` events a subscription on `replica` delivers after event `after`. */
+  async function subscribed(replica: ServeProcess, after: string, count: number): Promise<string[]> {
+    const response = await fetch(`${replica.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        Accept: 'text/event-stream',
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ query: `subscription { events(after: "${after}") { id } }` }),
+    })
+    const reader = response.body!.getReader()
+    const ids: string[] = []
+    let text = ''
+    while (ids.length < count) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+      const blocks = text.split('\n\n')
+      text = blocks.pop()!
+      for (const block of blocks) {
+        const data = block.split('\n').find((line) => line.startsWith('data: '))
+        if (!block.includes('event: next') || !data) continue
+        ids.push((JSON.parse(data.slice(6)) as { data: { events: { id: string } } }).data.events.id)
+      }
+    }
+    await reader.cancel()
+    return ids
+  }
+
+  it('delivers every event once, in one order, to subscribers on every replica, under 16 writers', async () => {
+    const mark = await post('/api/v2/products', {
+      name: 'Mark',
+      sku: 'MARK',
+      price: { value: 1, currency: 'EUR' },
+    })
+    const { id: markId } = (await mark.json()) as { id: string }
+    const events = (await (await get(`/api/v2/events?resource_id=${markId}`)).json()) as {
+      data: { id: string }[]
+    }
+    const after = events.data[0]!.id
+    const listening = replicas.map((replica) => subscribed(replica, after, 16))
+    const writes = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        post('/api/v2/products', { name: `P${i}`, sku: `SKU-${i}`, price: { value: 100, currency: 'EUR' } }),
+      ),
+    )
+    expect(writes.every((w) => w.status === 201)).toBe(true)
+    const seen = await Promise.all(listening)
+    expect(new Set(seen[0]).size).toBe(16)
+    expect(seen[1]).toEqual(seen[0]!)
+    expect(seen[2]).toEqual(seen[0]!)
+  })
+})
