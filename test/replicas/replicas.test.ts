@@ -244,4 +244,43 @@ http {
     expect(seen[1]).toEqual(seen[0]!)
     expect(seen[2]).toEqual(seen[0]!)
   })
+
+  it('loses no acknowledged write and duplicates none when a replica is killed while idempotent writers retry', async () => {
+    const user = ((await (await get('/api/v2/users')).json()) as { data: { id: string }[] }).data[0]!
+    const acknowledged = new Set<string>()
+    let failures = 0
+    /** One write, retried with its key through the proxy until some replica acknowledges it. */
+    const write = async (n: number) => {
+      const order = { userId: user.id, amount: { value: 10_000 + n, currency: 'EUR' }, status: 'cancelled' }
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const response = await post('/api/v2/orders', order, { 'Idempotency-Key': `kill-${n}` }).catch(
+          () => null,
+        )
+        if (response?.status === 201) {
+          acknowledged.add(((await response.json()) as { id: string }).id)
+          return
+        }
+        failures++
+        await Bun.sleep(50)
+      }
+      throw new Error(`write ${n} was never acknowledged`)
+    }
+    const writers = Array.from({ length: 8 }, async (_, w) => {
+      for (let i = 0; i < 10; i++) await write(w * 10 + i)
+    })
+    await Bun.sleep(100)
+    replicas[0]!.proc.kill('SIGKILL')
+    await Promise.all(writers)
+    expect(acknowledged.size).toBe(80)
+    const cancelled: string[] = []
+    for (let cursor: string | null = ''; cursor !== null; ) {
+      const page = (await (
+        await get(`/api/v2/orders?status=cancelled&limit=100${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json()) as { data: { id: string }[]; pagination: { nextCursor: string | null } }
+      cancelled.push(...page.data.map((o) => o.id))
+      cursor = page.pagination.nextCursor
+    }
+    // Every acknowledged write is there exactly once, and nothing else was written.
+    expect(cancelled.sort()).toEqual([...acknowledged].sort())
+  })
 })
