@@ -8,6 +8,7 @@ import { isJsonType } from './http/body.ts'
 import { createEdge } from './http/edge.ts'
 import { checkJsonText } from './http/json-text.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
+import { RedisQuota } from './http/redis-quota.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
@@ -36,6 +37,8 @@ export interface AppOptions {
    * 0 turns limits off.
    */
   rateLimit?: number
+  /** `--redis`: a `redis://` URL; the quota is then counted in Redis, shared by every replica. */
+  redis?: string
   /** `--production`: no GraphQL introspection, no development pages. */
   production?: boolean
   /** Origins allowed to call the API from a browser (`--cors-origin`, server/http/cors.ts). */
@@ -130,7 +133,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   mountServiceIndex(app)
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   // One quota for HTTP requests and GraphQL operations over WebSocket.
-  const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined
+  const limiter =
+    rateLimit <= 0
+      ? undefined
+      : options.redis
+        ? new RedisQuota(options.redis, rateLimit, clock, log)
+        : new RateLimiter(rateLimit, clock)
   const graphql = createGraphQL({ engine, verifier, limiter, log, production: options.production })
   app.all('/graphql', async ({ request }) => graphql.fetch(await jsonChecked(request)), { parse: 'none' })
   app.compile()
@@ -149,7 +157,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     engine,
     upgrade: graphql.upgrade,
     websocket: graphql.websocket,
-    close: graphql.close,
+    close: () => {
+      graphql.close()
+      if (limiter instanceof RedisQuota) limiter.close()
+    },
     drain: () => {
       draining = true
     },

@@ -14,7 +14,7 @@ import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
-import { describeLocation, openStore } from './store/open.ts'
+import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
 
@@ -124,6 +124,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       'Behind a proxy that terminates TLS: client address and scheme from X-Forwarded-For and X-Forwarded-Proto',
     )
     .option('--insecure-http', 'Allow plain HTTP on an address other than loopback (tokens in clear text)')
+    .option(
+      '--redis <url>',
+      'redis:// URL: rate limits counted in Redis, shared by every replica (env API_REDIS_URL; default in memory)',
+    )
     .option('--demo', 'Load the demo data first when the database has none')
     .option('--production', 'No GraphQL introspection or field suggestions')
     .option(
@@ -161,6 +165,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
       } catch (error) {
         throw new UsageError((error as Error).message)
       }
+      const redis = optionalText(options, 'redis', argv) ?? io.env.API_REDIS_URL
+      if (redis !== undefined && !/^rediss?:\/\//.test(redis))
+        throw new UsageError('--redis must be a redis:// or rediss:// URL (env API_REDIS_URL)')
+      if (redis === undefined && isPostgresUrl(dbOf(options)) && rateLimit > 0)
+        io.err(
+          'warning: without --redis every replica counts rate limits on its own (a client may send the limit to each)',
+        )
       const host = String(options.host ?? io.env.HOST ?? '127.0.0.1')
       const transport = transportOf(options, io.env, argv)
       const refusal = plainHttpRefusal(host, { ...transport, tls: transport.tls !== undefined })
@@ -191,6 +202,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         production: Boolean(options.production),
         corsOrigins,
         rateLimit,
+        redis,
         logLevel,
         durability,
         out: io.err,

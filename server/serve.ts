@@ -34,6 +34,8 @@ export interface ServeOptions {
    * (`--rate-limit`); 0 turns limits off.
    */
   rateLimit?: number
+  /** `--redis`: the request quota in Redis, shared by every replica (server/http/redis-quota.ts). */
+  redis?: string
   /** `--durability`: `full` (default) syncs every commit to disk, `fast` only at checkpoints. */
   durability?: Durability
   /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
@@ -87,15 +89,21 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const proxied: Forwarded = trustProxy ? forwarded(request.headers) : {}
       rememberClientAddress(request, proxied.address ?? server.requestIP(request)?.address)
       const secure = (proxied.scheme ?? scheme) === 'https'
-      if (app?.upgrade(request, server)) return undefined
-      return fetchHandler(request).then((response) => {
-        // RFC 6797 §7.2: HSTS only over a secure transport, where the browser will heed it.
-        if (secure) response.headers.set('Strict-Transport-Security', HSTS)
-        // An event stream (GraphQL subscriptions over SSE) is quiet between events and keeps
-        // itself alive (a comment every 12 s); Bun's 10 s idle timeout would cut it.
-        if (response.headers.get('content-type')?.startsWith('text/event-stream')) server.timeout(request, 0)
-        return response
-      })
+      const respond = () =>
+        fetchHandler(request).then((response) => {
+          // RFC 6797 §7.2: HSTS only over a secure transport, where the browser will heed it.
+          if (secure) response.headers.set('Strict-Transport-Security', HSTS)
+          // An event stream (GraphQL subscriptions over SSE) is quiet between events and keeps
+          // itself alive (a comment every 12 s); Bun's 10 s idle timeout would cut it.
+          if (response.headers.get('content-type')?.startsWith('text/event-stream'))
+            server.timeout(request, 0)
+          return response
+        })
+      const upgraded = app?.upgrade(request, server)
+      // With the quota in Redis the upgrade waits for its count (Bun upgrades after an await).
+      if (upgraded instanceof Promise) return upgraded.then((done) => (done ? undefined : respond()))
+      if (upgraded) return undefined
+      return respond()
     },
     websocket: {
       open: (ws) => app?.websocket.open?.(ws),
@@ -113,6 +121,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     corsOrigins: options.corsOrigins,
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    redis: options.redis,
     logger,
   })
   fetchHandler = app.fetch

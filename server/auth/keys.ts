@@ -10,18 +10,24 @@ interface LoadedKey {
   verifyKey: CryptoKey
 }
 
-/** Adds a fresh ES256 key and makes it the signing key; older keys stay published until their tokens expire. */
-export async function rotateKey(store: Tx): Promise<string> {
+/** A fresh ES256 key pair as stored: its kid (the JWK thumbprint) and both halves as JWK text. */
+async function newKey(): Promise<{ kid: string; privateJwk: string; publicJwk: string }> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
   const publicJwk = await exportJWK(publicKey)
   const kid = await calculateJwkThumbprint(publicJwk)
   const privateJwk = await exportJWK(privateKey)
-  await store.settings.insertKey(
+  return {
     kid,
-    JSON.stringify({ ...privateJwk, kid }),
-    JSON.stringify({ ...publicJwk, kid, alg: 'ES256', use: 'sig' }),
-  )
-  return kid
+    privateJwk: JSON.stringify({ ...privateJwk, kid }),
+    publicJwk: JSON.stringify({ ...publicJwk, kid, alg: 'ES256', use: 'sig' }),
+  }
+}
+
+/** Adds a fresh ES256 key and makes it the signing key; older keys stay published until their tokens expire. */
+export async function rotateKey(store: Tx): Promise<string> {
+  const key = await newKey()
+  await store.settings.insertKey(key.kid, key.privateJwk, key.publicJwk)
+  return key.kid
 }
 
 /**
@@ -41,7 +47,9 @@ export class KeyRing {
   async load(): Promise<void> {
     let rows = await this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
     if (rows.length === 0 || rows[0]!.retired_at !== null) {
-      await rotateKey(this.store)
+      // A first key, unless a replica starting at the same moment made it first: one key for all.
+      const key = await newKey()
+      await this.store.settings.insertFirstKey(key.kid, key.privateJwk, key.publicJwk)
       rows = await this.store.settings.liveKeys(ACCESS_TOKEN_TTL_S * 1000, this.clock())
     }
     const verify = new Map<string, LoadedKey>()

@@ -25,7 +25,7 @@ export interface GraphQLEndpoint {
   /** `/graphql` over HTTP: POST, GET (queries), and subscriptions as Server-Sent Events. */
   fetch: (request: Request) => Promise<Response>
   /** Upgrades `/graphql` WebSocket requests (graphql-transport-ws); false when not one. */
-  upgrade: (request: Request, server: Server<SocketData>) => boolean
+  upgrade: (request: Request, server: Server<SocketData>) => boolean | Promise<boolean>
   websocket: WebSocketHandler<SocketData>
   /** Ends every subscription (they complete) and stops polling the event log. */
   close: () => void

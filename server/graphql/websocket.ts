@@ -65,9 +65,12 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined):
 }
 
 /** One request of the connection's quota for an operation; the error when it is spent. */
-function overQuota(limiter: RequestQuota | undefined, auth: Authentication | undefined): GraphQLError | null {
+async function overQuota(
+  limiter: RequestQuota | undefined,
+  auth: Authentication | undefined,
+): Promise<GraphQLError | null> {
   if (!limiter || !auth || 'error' in auth) return null
-  const state = limiter.take(principalKey(auth.principal))
+  const state = await limiter.take(principalKey(auth.principal))
   return state.allowed ? null : fromApiError(rateLimited(state))
 }
 
@@ -84,7 +87,7 @@ function wireErrors(errors: readonly GraphQLError[]) {
 }
 
 export function graphqlWebSocket(options: SocketOptions): {
-  upgrade: (request: Request, server: Server<SocketData>) => boolean
+  upgrade: (request: Request, server: Server<SocketData>) => boolean | Promise<boolean>
   handler: WebSocketHandler<SocketData>
   /** Closes every socket (1001 Going Away), for shutdown. */
   closeAll: () => void
@@ -110,7 +113,7 @@ export function graphqlWebSocket(options: SocketOptions): {
     onSubscribe: async (ctx, _id, payload: SubscribePayload) => {
       try {
         const { data } = socketOf(ctx.extra)
-        const limited = overQuota(limiter, data.auth)
+        const limited = await overQuota(limiter, data.auth)
         if (limited) return [limited]
         // As the token stands now: revoked, expired, or capped by the user's current role.
         const auth = await authenticate(verifier, data.authorization ?? null)
@@ -178,8 +181,12 @@ export function graphqlWebSocket(options: SocketOptions): {
       const protocol = handleProtocols(request.headers.get('sec-websocket-protocol') ?? '')
       if (!protocol) return false
       // Over the address's quota the edge answers the request: a 429, as to any other.
-      if (limiter && !limiter.take(addressKey(clientAddress(request))).allowed) return false
-      return server.upgrade(request, { data: {}, headers: { 'Sec-WebSocket-Protocol': protocol } })
+      const upgrade = () =>
+        server.upgrade(request, { data: {}, headers: { 'Sec-WebSocket-Protocol': protocol } })
+      const state = limiter?.take(addressKey(clientAddress(request)))
+      if (state instanceof Promise) return state.then((s) => s.allowed && upgrade())
+      if (state && !state.allowed) return false
+      return upgrade()
     },
     handler,
     closeAll: () => {

@@ -102,7 +102,7 @@ export function createEdge(options: EdgeOptions): Edge {
       if (limiter) {
         const key = await rateKey(verifier, request)
         const metered = !UNMETERED.has(url.pathname)
-        rate.state = metered ? limiter.take(key) : limiter.peek(key)
+        rate.state = await (metered ? limiter.take(key) : limiter.peek(key))
         if (metered && !rate.state.allowed) throw rateLimited(rate.state)
       }
       checkUrlLength(url)

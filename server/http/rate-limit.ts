@@ -5,8 +5,8 @@ import type { Principal } from '../auth/tokens.ts'
  * Request rate limits per client and user (or per client address where there is no token), as
  * draft-ietf-httpapi-ratelimit-headers-08 describes them: a quota of `limit` requests in a
  * window of `windowS` seconds, announced on every response with `RateLimit-Policy` and the
- * current state with `RateLimit`. Counters live in memory, per server instance
- * (docs/operations.md says what that means with several instances on one database).
+ * current state with `RateLimit`. Counters live in memory, per server instance, or in Redis
+ * (`serve --redis`, server/http/redis-quota.ts), shared by every replica.
  */
 
 /** The product's default: 600 requests a minute (`--rate-limit`, `API_RATE_LIMIT`; 0 turns limits off). */
@@ -37,9 +37,9 @@ export interface RequestQuota {
   /** `RateLimit-Policy`: the quota, the same on every response. */
   readonly policy: string
   /** Counts one request for `key`; `allowed` is false once the quota of its window is spent. */
-  take(key: string): RateState
+  take(key: string): RateState | Promise<RateState>
   /** The state of `key` without counting a request. */
-  peek(key: string): RateState
+  peek(key: string): RateState | Promise<RateState>
   /** `RateLimit`: what is left of the quota in a state. */
   remainder(state: RateState): string
 }

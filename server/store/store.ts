@@ -211,6 +211,8 @@ export interface SettingStore {
   /** A random secret made once per database (cursor and session keys), the same for every instance. */
   instanceSecret(name: string): Promise<Uint8Array>
   insertKey(kid: string, privateJwk: string, publicJwk: string, now?: number): Promise<void>
+  /** The first signing key, unless one exists already (another instance made it): false then. */
+  insertFirstKey(kid: string, privateJwk: string, publicJwk: string, now?: number): Promise<boolean>
   /** The signing key (newest, not retired) and every key retired less than `keepMs` ago, newest first. */
   liveKeys(keepMs: number, now?: number): Promise<KeyRow[]>
 }

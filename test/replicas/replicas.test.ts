@@ -9,9 +9,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
 
 const NGINX = '/usr/sbin/nginx'
-const available = postgresAvailable() && (existsSync(NGINX) || process.env.CI !== undefined)
+const available =
+  postgresAvailable() && redisAvailable() && (existsSync(NGINX) || process.env.CI !== undefined)
+/** The quota each client and user has per minute, counted in Redis for all replicas together. */
+const RATE_LIMIT = 300
 const describeWithReplicas = available ? describe : describe.skip
 
 async function freePort(): Promise<number> {
@@ -24,6 +28,8 @@ async function freePort(): Promise<number> {
 describeWithReplicas('three replicas behind a proxy', () => {
   let dir: string
   let postgres: TestPostgres
+  let redis: TestRedis
+  let metered: string
   let db: string
   const replicas: ServeProcess[] = []
   let nginx: ReturnType<typeof Bun.spawn>
@@ -39,10 +45,10 @@ describeWithReplicas('three replicas behind a proxy', () => {
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify(json),
     })
-  const issue = async () => {
+  const issue = async (basic = credentials) => {
     const response = await fetch(`${proxy}/oauth/token`, {
       method: 'POST',
-      headers: { Authorization: `Basic ${credentials}` },
+      headers: { Authorization: `Basic ${basic}` },
       body: new URLSearchParams({ grant_type: 'client_credentials' }),
     })
     expect(response.status).toBe(200)
@@ -71,13 +77,30 @@ describeWithReplicas('three replicas behind a proxy', () => {
     admin(['org', 'create', '--name', 'Acme'])
     const client = admin(['client', 'create', '--name', 'svc', '--org', 'Acme'])
     credentials = btoa(`${client.client_id}:${client.client_secret}`)
+    const second = admin(['client', 'create', '--name', 'metered', '--org', 'Acme'])
+    metered = btoa(`${second.client_id}:${second.client_secret}`)
+    redis = await startTestRedis()
     const proxyPort = await freePort()
     proxy = `http://127.0.0.1:${proxyPort}`
     // Started together: they migrate once between them (an advisory lock), the others wait.
     replicas.push(
       ...(await Promise.all(
         [0, 1, 2].map(() =>
-          startServe(['--port', '0', '--db', db, '--base-url', proxy], { command: server, cwd: dir }),
+          startServe(
+            [
+              '--port',
+              '0',
+              '--db',
+              db,
+              '--base-url',
+              proxy,
+              '--redis',
+              redis.url,
+              '--rate-limit',
+              String(RATE_LIMIT),
+            ],
+            { command: server, cwd: dir },
+          ),
         ),
       )),
     )
@@ -124,6 +147,7 @@ http {
     nginx?.kill()
     await Promise.all(replicas.map((r) => r.stop()))
     await postgres?.stop()
+    await redis?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -243,6 +267,21 @@ http {
     expect(new Set(seen[0]).size).toBe(16)
     expect(seen[1]).toEqual(seen[0]!)
     expect(seen[2]).toEqual(seen[0]!)
+  })
+
+  it('holds one rate limit across the replicas (counted in Redis)', async () => {
+    const own = await issue(metered)
+    const statuses: number[] = []
+    for (let i = 0; i < RATE_LIMIT + 5; i++) {
+      const response = await fetch(`${proxy}/api/v2/products?limit=1`, {
+        headers: { Authorization: `Bearer ${own}` },
+      })
+      statuses.push(response.status)
+      if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
+    }
+    // Round robin spread these over three replicas: a quota per replica would have let them all in.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_LIMIT)
+    expect(statuses.slice(RATE_LIMIT)).toEqual([429, 429, 429, 429, 429])
   })
 
   it('loses no acknowledged write and duplicates none when a replica is killed while idempotent writers retry', async () => {

@@ -316,6 +316,27 @@ for (const backend of backends) {
       }
     })
 
+    it('keeps one first signing key when instances starting together each make one', async () => {
+      const fresh = await backend.open()
+      const others = [openStore(fresh.location), openStore(fresh.location)]
+      try {
+        await fresh.store.migrate()
+        const stores = [fresh.store, ...others]
+        const insert = (s: Store, i: number) => s.settings.insertFirstKey(`kid-${i}`, '{}', '{}')
+        // SQLite's instances are processes: connections of one process would wait on each other's
+        // write lock synchronously, so here they take turns; PostgreSQL's race for real.
+        const kept =
+          backend.name === 'SQLite'
+            ? [await insert(stores[0]!, 0), await insert(stores[1]!, 1), await insert(stores[2]!, 2)]
+            : await Promise.all(stores.map(insert))
+        expect(kept.filter(Boolean)).toHaveLength(1)
+        expect(await fresh.store.settings.liveKeys(60_000)).toHaveLength(1)
+      } finally {
+        for (const other of others) await other.close()
+        await fresh.done()
+      }
+    })
+
     it('purges every kind of expired row in bounded statements', async () => {
       for (const kind of EXPIRING_KINDS)
         expect(await store.purgeExpired(kind, Date.now() + 1e12, 10)).toBeGreaterThanOrEqual(0)

@@ -5,7 +5,7 @@ import type { Entity, EventFilter, NewEvent } from '../types.ts'
 import { countChildren, selectByIds, selectChildPages } from './batch.ts'
 import { authenticateClient, createClient, findClient } from './clients.ts'
 import { findAnswer, lockKey, purgeExpiredIdempotencyKeys, saveAnswer } from './idempotency.ts'
-import { insertKey, liveKeys } from './keys.ts'
+import { insertFirstKey, insertKey, liveKeys } from './keys.ts'
 import { roleOfUser, userById, usersByEmail } from './login-users.ts'
 import {
   findAuthorizationCode,
@@ -194,6 +194,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
     settings: {
       instanceSecret: (name) => instanceSecret(x, name),
       insertKey: (kid, privateJwk, publicJwk, now) => insertKey(x, kid, privateJwk, publicJwk, now),
+      insertFirstKey: (kid, privateJwk, publicJwk, now) => insertFirstKey(x, kid, privateJwk, publicJwk, now),
       liveKeys: (keepMs, now) => liveKeys(x, keepMs, now),
     },
     transaction: (fn) => x.transaction((inner) => fn(txOver(inner, backend))),

@@ -26,3 +26,27 @@ export async function liveKeys(x: Executor, keepMs: number, now = Date.now()): P
     [isoNow(now - keepMs)],
   )) as KeyRow[]
 }
+
+/**
+ * The first signing key of a database, unless another instance made one meanwhile (replicas
+ * starting together would otherwise each make one and retire the others'). Returns whether this
+ * one was kept.
+ */
+export async function insertFirstKey(
+  x: Executor,
+  kid: string,
+  privateJwk: string,
+  publicJwk: string,
+  now = Date.now(),
+): Promise<boolean> {
+  return x.transaction(async (x) => {
+    if (x.dialect.lockKey !== null) await x.get(x.dialect.lockKey, ['signing_keys'])
+    if (await x.get('SELECT kid FROM signing_keys WHERE retired_at IS NULL')) return false
+    const at = isoNow(now)
+    await x.run(
+      'INSERT INTO signing_keys (kid, private_jwk, public_jwk, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+      [kid, privateJwk, publicJwk, at, at],
+    )
+    return true
+  })
+}

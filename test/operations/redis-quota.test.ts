@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { RedisQuota } from '../../server/http/redis-quota.ts'
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
+
+/** The request quota in Redis (`serve --redis`): one count for every replica. */
+const describeWithRedis = redisAvailable() ? describe : describe.skip
+
+describeWithRedis('the request quota in Redis', () => {
+  let redis: TestRedis
+  const quotas: RedisQuota[] = []
+  const quota = (limit: number, clock: () => number, onError?: (error: unknown) => void) => {
+    const made = new RedisQuota(redis.url, limit, clock, onError)
+    quotas.push(made)
+    return made
+  }
+  beforeAll(async () => {
+    redis = await startTestRedis()
+  })
+  afterAll(async () => {
+    for (const q of quotas) q.close()
+    await redis?.stop()
+  })
+
+  it('is shared by two replicas: the limit holds across them, and both see what is left', async () => {
+    const now = () => 1_000_000 * 60_000 + 5_000
+    const a = quota(5, now)
+    const b = quota(5, now)
+    const taken = []
+    for (let i = 0; i < 7; i++) taken.push(await (i % 2 ? b : a).take('p org clt usr'))
+    expect(taken.map((s) => s.allowed)).toEqual([true, true, true, true, true, false, false])
+    expect(taken.map((s) => s.remaining)).toEqual([4, 3, 2, 1, 0, 0, 0])
+    expect(taken[0]!.resetS).toBe(55)
+    expect((await a.peek('p org clt usr')).allowed).toBe(false)
+    expect((await b.peek('another key')).remaining).toBe(5)
+    expect(a.remainder(taken[1]!)).toBe('"default";r=3;t=55')
+    expect(a.policy).toBe('"default";q=5;w=60')
+  })
+
+  it('starts a new window on the minute, the same for every replica', async () => {
+    let now = 2_000_000 * 60_000 + 59_000
+    const q = quota(1, () => now)
+    expect((await q.take('k')).allowed).toBe(true)
+    expect((await q.take('k')).allowed).toBe(false)
+    now += 1_000
+    expect((await q.take('k')).allowed).toBe(true)
+  })
+
+  it('lets requests through and reports the failure when Redis cannot be reached', async () => {
+    const errors: unknown[] = []
+    const unreachable = new RedisQuota('redis://127.0.0.1:1', 1, Date.now, (error) => errors.push(error))
+    quotas.push(unreachable)
+    expect((await unreachable.take('k')).allowed).toBe(true)
+    expect((await unreachable.take('k')).allowed).toBe(true)
+    expect(errors.length).toBeGreaterThan(0)
+  })
+})
