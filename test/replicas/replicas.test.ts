@@ -287,7 +287,6 @@ http {
   it('loses no acknowledged write and duplicates none when a replica is killed while idempotent writers retry', async () => {
     const user = ((await (await get('/api/v2/users')).json()) as { data: { id: string }[] }).data[0]!
     const acknowledged = new Set<string>()
-    let failures = 0
     /** One write, retried with its key through the proxy until some replica acknowledges it. */
     const write = async (n: number) => {
       const order = { userId: user.id, amount: { value: 10_000 + n, currency: 'EUR' }, status: 'cancelled' }
@@ -299,7 +298,6 @@ http {
           acknowledged.add(((await response.json()) as { id: string }).id)
           return
         }
-        failures++
         await Bun.sleep(50)
       }
       throw new Error(`write ${n} was never acknowledged`)

@@ -1,4 +1,4 @@
-import type { Condition, SortKey } from '../../../shared/query/types.ts'
+import type { Condition } from '../../../shared/query/types.ts'
 import type { Resource } from '../../../shared/resources/index.ts'
 import { columnOf, serializeRow } from '../columns.ts'
 import { orderBy, whereClause } from '../compile.ts'
