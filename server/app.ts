@@ -8,6 +8,7 @@ import { isJsonType } from './http/body.ts'
 import { createEdge } from './http/edge.ts'
 import { checkJsonText } from './http/json-text.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
+import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
@@ -119,7 +120,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     .get('/.well-known/jwks.json', async () =>
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
-  mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }))
+  // `--redis`: one connection for the request quota and the OAuth throttles, shared by every replica.
+  const redis = options.redis ? new RedisConnection(options.redis, log) : undefined
+  mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version })
     const openApi = JSON.stringify(openApiDocument({ version, baseUrl }))
@@ -136,8 +139,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const limiter =
     rateLimit <= 0
       ? undefined
-      : options.redis
-        ? new RedisQuota(options.redis, rateLimit, clock, log)
+      : redis
+        ? new RedisQuota(redis, rateLimit, clock)
         : new RateLimiter(rateLimit, clock)
   const graphql = createGraphQL({ engine, verifier, limiter, log, production: options.production })
   app.all('/graphql', async ({ request }) => graphql.fetch(await jsonChecked(request)), { parse: 'none' })
@@ -159,7 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     websocket: graphql.websocket,
     close: () => {
       graphql.close()
-      if (limiter instanceof RedisQuota) limiter.close()
+      redis?.close()
     },
     drain: () => {
       draining = true

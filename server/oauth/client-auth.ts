@@ -38,11 +38,11 @@ async function bySecret(
 ): Promise<OAuthClient> {
   const throttle = ctx.limits.clientSecretPerClient
   const key = id.slice(0, MAX_KEY_LENGTH)
-  const wait = throttle.retryAfter(key)
+  const wait = await throttle.retryAfter(key)
   if (wait > 0) throw lockedOut(wait)
   const client = await ctx.store.clients.authenticate(id, secret)
   if (client) return client
-  throttle.fail(key)
+  await throttle.fail(key)
   throw invalidClient()
 }
 

@@ -1,4 +1,5 @@
 import type { TokenSettings, TokenVerifier } from '../auth/tokens.ts'
+import type { RedisConnection } from '../http/redis-connection.ts'
 import type { Tx } from '../store/store.ts'
 import { type CookieNames, cookieNames } from './cookies.ts'
 import { type OAuthLimits, oauthLimits } from './rate-limit.ts'
@@ -20,6 +21,8 @@ export interface OAuthContext {
 
 export async function createOAuthContext(
   options: Pick<OAuthContext, 'store' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
+  /** `serve --redis`: the throttles counted in Redis, shared by every replica. */
+  redis?: RedisConnection,
 ): Promise<OAuthContext> {
   return {
     ...options,
@@ -27,6 +30,6 @@ export async function createOAuthContext(
     // every instance on it (and a restart) accepts what another one signed.
     signer: new Signer(await options.store.settings.instanceSecret('oauth_page_key'), options.clock),
     cookies: cookieNames(options.issuer),
-    limits: oauthLimits(options.clock),
+    limits: oauthLimits(options.clock, redis),
   }
 }

@@ -122,7 +122,7 @@ async function show(ctx: OAuthContext, request: Request): Promise<Response> {
 async function enterCode(ctx: OAuthContext, request: Request, typed: string): Promise<Response> {
   const limit = ctx.limits.userCodePerAddress
   const address = clientAddress(request)
-  const retryAfter = limit.retryAfter(address)
+  const retryAfter = await limit.retryAfter(address)
   if (retryAfter > 0) {
     const response = messagePage(
       429,
@@ -135,7 +135,7 @@ async function enterCode(ctx: OAuthContext, request: Request, typed: string): Pr
   const code = normalizeUserCode(typed)
   const found = code ? await pending(ctx, await ctx.store.deviceCodes.findByUserCode(code)) : null
   if (!found) {
-    limit.fail(address)
+    await limit.fail(address)
     return codePage(
       ctx,
       request,

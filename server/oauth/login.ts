@@ -31,7 +31,10 @@ export async function checkLogin(
 ): Promise<LoginOutcome> {
   const account = email.trim().toLowerCase()
   const { loginPerAccount, loginPerAddress } = ctx.limits
-  const retryAfter = Math.max(loginPerAccount.retryAfter(account), loginPerAddress.retryAfter(address))
+  const retryAfter = Math.max(
+    await loginPerAccount.retryAfter(account),
+    await loginPerAddress.retryAfter(address),
+  )
   if (retryAfter > 0) return { kind: 'limited', retryAfter }
   const candidates = account === '' ? [] : await ctx.store.users.byEmail(account, orgId)
   const matches: LoginUser[] = []
@@ -42,10 +45,10 @@ export async function checkLogin(
   }
   if (candidates.length === 0) await Bun.password.verify(password, await dummy())
   if (matches.length === 0) {
-    loginPerAccount.fail(account)
-    loginPerAddress.fail(address)
+    await loginPerAccount.fail(account)
+    await loginPerAddress.fail(address)
     return { kind: 'failed' }
   }
-  loginPerAccount.reset(account)
+  await loginPerAccount.reset(account)
   return matches.length === 1 ? { kind: 'ok', user: matches[0]! } : { kind: 'choose', users: matches }
 }

@@ -1,3 +1,6 @@
+import type { RedisConnection } from '../http/redis-connection.ts'
+import { RedisFailureWindow } from './redis-failures.ts'
+
 /** Most keys a window remembers; past it the oldest go first, so memory stays bounded under attack. */
 const MAX_KEYS = 50_000
 
@@ -7,9 +10,9 @@ const MAX_KEYS = 50_000
  */
 export interface FailureThrottle {
   /** Seconds until `key` may try again, or 0 when it may now. */
-  retryAfter(key: string): number
-  fail(key: string): void
-  reset(key: string): void
+  retryAfter(key: string): number | Promise<number>
+  fail(key: string): void | Promise<void>
+  reset(key: string): void | Promise<void>
 }
 
 /**
@@ -66,11 +69,16 @@ export interface OAuthLimits {
   clientSecretPerClient: FailureThrottle
 }
 
-export function oauthLimits(clock: () => number): OAuthLimits {
+/** The throttles, in memory or (`serve --redis`) in Redis, shared by every replica. */
+export function oauthLimits(clock: () => number, redis?: RedisConnection): OAuthLimits {
+  const window = (name: string, limit: number): FailureThrottle =>
+    redis
+      ? new RedisFailureWindow(redis, name, limit, FIFTEEN_MINUTES, clock)
+      : new FailureWindow(limit, FIFTEEN_MINUTES, clock)
   return {
-    loginPerAccount: new FailureWindow(5, FIFTEEN_MINUTES, clock),
-    loginPerAddress: new FailureWindow(20, FIFTEEN_MINUTES, clock),
-    userCodePerAddress: new FailureWindow(10, FIFTEEN_MINUTES, clock),
-    clientSecretPerClient: new FailureWindow(10, FIFTEEN_MINUTES, clock),
+    loginPerAccount: window('login-account', 5),
+    loginPerAddress: window('login-address', 20),
+    userCodePerAddress: window('user-code-address', 10),
+    clientSecretPerClient: window('client-secret', 10),
   }
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { RedisConnection } from '../../server/http/redis-connection.ts'
 import { RedisQuota } from '../../server/http/redis-quota.ts'
+import { RedisFailureWindow } from '../../server/oauth/redis-failures.ts'
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
 
 /** The request quota in Redis (`serve --redis`): one count for every replica. */
@@ -7,17 +9,18 @@ const describeWithRedis = redisAvailable() ? describe : describe.skip
 
 describeWithRedis('the request quota in Redis', () => {
   let redis: TestRedis
-  const quotas: RedisQuota[] = []
-  const quota = (limit: number, clock: () => number, onError?: (error: unknown) => void) => {
-    const made = new RedisQuota(redis.url, limit, clock, onError)
-    quotas.push(made)
+  const connections: RedisConnection[] = []
+  const connect = (url: string, onError?: (error: unknown) => void) => {
+    const made = new RedisConnection(url, onError)
+    connections.push(made)
     return made
   }
+  const quota = (limit: number, clock: () => number) => new RedisQuota(connect(redis.url), limit, clock)
   beforeAll(async () => {
     redis = await startTestRedis()
   })
   afterAll(async () => {
-    for (const q of quotas) q.close()
+    for (const c of connections) c.close()
     await redis?.stop()
   })
 
@@ -47,10 +50,36 @@ describeWithRedis('the request quota in Redis', () => {
 
   it('lets requests through and reports the failure when Redis cannot be reached', async () => {
     const errors: unknown[] = []
-    const unreachable = new RedisQuota('redis://127.0.0.1:1', 1, Date.now, (error) => errors.push(error))
-    quotas.push(unreachable)
+    const unreachable = new RedisQuota(
+      connect('redis://127.0.0.1:1', (error) => errors.push(error)),
+      1,
+    )
     expect((await unreachable.take('k')).allowed).toBe(true)
     expect((await unreachable.take('k')).allowed).toBe(true)
     expect(errors.length).toBeGreaterThan(0)
+  })
+
+  it('counts login failures for every replica, in a sliding window, and keeps no e-mail address in Redis', async () => {
+    let now = 5_000_000
+    const a = new RedisFailureWindow(connect(redis.url), 'login-account', 3, 60_000, () => now)
+    const b = new RedisFailureWindow(connect(redis.url), 'login-account', 3, 60_000, () => now)
+    const account = 'ann@acme.example'
+    await a.fail(account)
+    now += 10_000
+    await b.fail(account)
+    expect(await a.retryAfter(account)).toBe(0)
+    await a.fail(account)
+    expect(await b.retryAfter(account)).toBe(50)
+    now += 50_000
+    // The first failure left the window: one more attempt is allowed.
+    expect(await b.retryAfter(account)).toBe(0)
+    await b.reset(account)
+    expect(await a.retryAfter(account)).toBe(0)
+    await a.fail(account)
+    const client = new Bun.RedisClient(redis.url)
+    const keys = (await client.send('KEYS', ['*'])) as string[]
+    client.close()
+    expect(keys.some((k) => k.startsWith('api:failures:login-account:'))).toBe(true)
+    expect(keys.join(' ')).not.toContain('ann@acme')
   })
 })

@@ -284,6 +284,28 @@ http {
     expect(statuses.slice(RATE_LIMIT)).toEqual([429, 429, 429, 429, 429])
   })
 
+  it('locks out a client after 10 wrong secrets, on every replica (the throttle counted in Redis)', async () => {
+    const [id] = atob(metered).split(':')
+    const wrong = btoa(`${id}:cs_wrong`)
+    for (let i = 0; i < 10; i++) {
+      const response = await fetch(`${proxy}/oauth/token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${wrong}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }),
+      })
+      expect(response.status).toBe(401)
+    }
+    // Spread over three replicas, 10 failures are 3 or 4 each: only a shared count locks out.
+    for (const replica of replicas) {
+      const right = await fetch(`${replica.url}/oauth/token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${metered}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }),
+      })
+      expect(right.status).toBe(429)
+    }
+  })
+
   it('loses no acknowledged write and duplicates none when a replica is killed while idempotent writers retry', async () => {
     const user = ((await (await get('/api/v2/users')).json()) as { data: { id: string }[] }).data[0]!
     const acknowledged = new Set<string>()
