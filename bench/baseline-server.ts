@@ -1,6 +1,7 @@
 /**
- * The baseline the product is measured against: raw `Bun.serve` + `bun:sqlite` running the SQL the
- * product runs for the same two requests, answering the same JSON shape. No auth, no validation
+ * The baseline the product is measured against: raw `Bun.serve` + `bun:sqlite` (or, for a
+ * `postgres://` URL, `Bun.sql`) running the SQL the product runs for the same two requests,
+ * answering the same JSON shape. No auth, no validation
  * beyond what the SQL needs, no ETag, no framework: the floor of what this stack costs.
  *
  * With `--product-headers` it also reads the `Authorization` header and answers with the header
@@ -12,6 +13,7 @@
  */
 import { Database } from 'bun:sqlite'
 import { parseArgs } from 'node:util'
+import { SQL } from 'bun'
 
 interface OrderRow {
   id: string
@@ -84,11 +86,9 @@ export function startBaseline(options: {
   productHeaders?: boolean
 }) {
   const headers = options.productHeaders === true
-  const db = open(options.db)
-  const list = db.query<OrderRow, [string, string, number]>(
-    'SELECT * FROM orders WHERE org_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ?',
-  )
-  const byId = db.query<OrderRow, [string]>('SELECT * FROM orders WHERE id = ?')
+  const source = /^postgres(ql)?:\/\//.test(options.db)
+    ? postgresSource(options.db)
+    : sqliteSource(options.db)
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: options.port,
@@ -97,35 +97,77 @@ export function startBaseline(options: {
         const url = new URL(request.url)
         const status = url.searchParams.get('status') ?? 'pending'
         const limit = Number(url.searchParams.get('limit') ?? 20)
-        const rows = list.all(options.orgId, status, limit + 1)
-        const hasMore = rows.length > limit
-        if (hasMore) rows.pop()
-        const last = rows.at(-1)
-        // Same envelope as the product's cursor pagination; the cursor carries no MAC here.
-        const nextCursor = hasMore && last ? base64url(JSON.stringify([last.created_at, last.id])) : null
-        const params = new URLSearchParams(url.searchParams)
-        if (nextCursor) params.set('cursor', nextCursor)
-        const body = {
-          data: rows.map(toOrder),
-          pagination: { limit, hasMore, nextCursor, next: nextCursor ? `${url.pathname}?${params}` : null },
-          filters: { status },
-        }
-        return new Response(JSON.stringify(body), {
-          headers: answerHeaders(headers, request, url.pathname, true),
-        })
+        const rows = source.list(options.orgId, status, limit + 1)
+        return rows instanceof Promise
+          ? rows.then((r) => listAnswer(request, url, r))
+          : listAnswer(request, url, rows)
       },
       '/api/v1/orders/:id': (request) => {
-        const row = byId.get(request.params.id)
-        if (!row)
-          return new Response('{"error":{"code":"NOT_FOUND"}}', { status: 404, headers: JSON_HEADERS })
-        return new Response(JSON.stringify(toOrder(row)), {
-          headers: answerHeaders(headers, request, `/api/v1/orders/${request.params.id}`, false),
-        })
+        const row = source.byId(request.params.id)
+        return row instanceof Promise ? row.then((r) => oneAnswer(request, r)) : oneAnswer(request, row)
       },
     },
     fetch: () => new Response(null, { status: 404 }),
   })
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => db.close()) }
+
+  function listAnswer(request: Request, url: URL, rows: OrderRow[]): Response {
+    const status = url.searchParams.get('status') ?? 'pending'
+    const limit = Number(url.searchParams.get('limit') ?? 20)
+    const hasMore = rows.length > limit
+    if (hasMore) rows.pop()
+    const last = rows.at(-1)
+    // Same envelope as the product's cursor pagination; the cursor carries no MAC here.
+    const nextCursor = hasMore && last ? base64url(JSON.stringify([last.created_at, last.id])) : null
+    const params = new URLSearchParams(url.searchParams)
+    if (nextCursor) params.set('cursor', nextCursor)
+    const body = {
+      data: rows.map(toOrder),
+      pagination: { limit, hasMore, nextCursor, next: nextCursor ? `${url.pathname}?${params}` : null },
+      filters: { status },
+    }
+    return new Response(JSON.stringify(body), {
+      headers: answerHeaders(headers, request, url.pathname, true),
+    })
+  }
+
+  function oneAnswer(request: Request & { params: { id: string } }, row: OrderRow | null): Response {
+    if (!row) return new Response('{"error":{"code":"NOT_FOUND"}}', { status: 404, headers: JSON_HEADERS })
+    return new Response(JSON.stringify(toOrder(row)), {
+      headers: answerHeaders(headers, request, `/api/v1/orders/${request.params.id}`, false),
+    })
+  }
+
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true).then(() => source.close()) }
+}
+
+/** Where the baseline reads orders: the same two statements on either database. */
+interface OrderSource {
+  list(orgId: string, status: string, limit: number): OrderRow[] | Promise<OrderRow[]>
+  byId(id: string): OrderRow | null | Promise<OrderRow | null>
+  close(): void | Promise<void>
+}
+
+function sqliteSource(path: string): OrderSource {
+  const db = open(path)
+  const list = db.query<OrderRow, [string, string, number]>(
+    'SELECT * FROM orders WHERE org_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ?',
+  )
+  const byId = db.query<OrderRow, [string]>('SELECT * FROM orders WHERE id = ?')
+  return { list: (...args) => list.all(...args), byId: (id) => byId.get(id), close: () => db.close() }
+}
+
+/** Bun.sql, prepared statements, a pool as the product's: the floor of the stack on PostgreSQL. */
+function postgresSource(url: string): OrderSource {
+  const sql = new SQL(url, { max: 10 })
+  return {
+    list: async (orgId, status, limit) =>
+      [
+        ...(await sql`SELECT * FROM orders WHERE org_id = ${orgId} AND status = ${status}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`),
+      ] as OrderRow[],
+    byId: async (id) => ((await sql`SELECT * FROM orders WHERE id = ${id}`)[0] ?? null) as OrderRow | null,
+    close: () => sql.close(),
+  }
 }
 
 if (import.meta.main) {

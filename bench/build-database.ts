@@ -6,6 +6,7 @@ import { CursorCodec } from '../server/resources/cursor.ts'
 import { createRecord } from '../server/resources/writes.ts'
 import { type Database, migrateDatabase, openDatabase } from '../server/store/sqlite/db.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
+import type { Store } from '../server/store/store.ts'
 import { ORDER_STATUSES, orders } from '../shared/resources/orders.ts'
 import { users } from '../shared/resources/users.ts'
 
@@ -28,8 +29,12 @@ export interface BenchTenant {
 
 /** Fills an empty database through the engine (createRecord), so rows and events are what the API writes. */
 export async function fillDatabase(db: Database): Promise<void> {
+  await fillStore(sqliteStore(db))
+}
+
+/** Fills an empty store (either backend) with ORGS organizations of ORDERS_PER_ORG orders. */
+export async function fillStore(store: Store): Promise<void> {
   let tick = 0
-  const store = sqliteStore(db)
   const engine: EngineContext = {
     store,
     clock: () => START + tick * STEP_MS,

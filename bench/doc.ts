@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { LoadTool } from './load.ts'
 
-const markers = (tool: LoadTool) => ({
+const markers = (tool: LoadTool | 'postgres') => ({
   start: `<!-- bench:${tool}:start -->`,
   end: `<!-- bench:${tool}:end -->`,
 })
 
-function section(tool: LoadTool, text: string): string {
+function section(tool: LoadTool | 'postgres', text: string): string {
   const { start, end } = markers(tool)
   return `${start}\n${text}\n${end}`
 }
@@ -93,7 +93,7 @@ status = ? ORDER BY created_at DESC, id DESC LIMIT 21\` and \`SELECT * FROM orde
  * Puts one load generator's results between its markers in `path`, keeping everything else; a
  * missing document is created first.
  */
-export function writeResults(path: string, tool: LoadTool, results: string): void {
+export function writeResults(path: string, tool: LoadTool | 'postgres', results: string): void {
   const doc = existsSync(path) ? readFileSync(path, 'utf8') : TEMPLATE
   const { start, end } = markers(tool)
   const from = doc.indexOf(start)

@@ -18,6 +18,7 @@ import {
 import { writeResults } from './doc.ts'
 import type { LoadTool } from './load.ts'
 import { measureEndpoint, type Schedule } from './measure.ts'
+import { postgresBench } from './postgres.ts'
 import { BUN, type ServerProcess, startServer } from './processes.ts'
 import {
   type Endpoint,
@@ -114,24 +115,29 @@ function runInfo(tool: LoadTool): RunInfo {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const unknown = argv.filter((arg) => arg !== '--wrk')
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]} (usage: npm run bench [-- --wrk])`)
+  const unknown = argv.filter((arg) => arg !== '--wrk' && arg !== '--postgres')
+  if (unknown.length > 0)
+    throw new Error(`unknown argument ${unknown[0]} (usage: npm run bench [-- --wrk] [-- --postgres])`)
+  const onPostgres = argv.includes('--postgres')
   const tool: LoadTool = argv.includes('--wrk') ? 'wrk' : 'autocannon'
   if (tool === 'wrk' && !hasWrk()) throw new Error('wrk is not installed (apt-get install -y wrk)')
   const schedule: Schedule = { tool, ...SCHEDULE }
   const dbPath = join(ROOT, DATABASE_FILE)
   await ensureDatabase(dbPath, log)
-  const tenant = await benchTenant(dbPath, IDS_ROTATED)
+  // On PostgreSQL: the same rows, copied into a throwaway server; the baseline runs on Bun.sql.
+  const pg = onPostgres ? await postgresBench(dbPath, IDS_ROTATED, log) : undefined
+  const db = pg?.url ?? dbPath
+  const tenant = pg?.tenant ?? (await benchTenant(dbPath, IDS_ROTATED))
   const servers: ServerProcess[] = []
   try {
-    const serve = ['server/main.ts', 'serve', '--host', '127.0.0.1', '--db', dbPath]
+    const serve = ['server/main.ts', 'serve', '--host', '127.0.0.1', '--db', db]
     // The limiter still counts every request (its cost is part of the product's) but never refuses one.
     const product = await startServer('product', [BUN, ...serve], {
       cwd: ROOT,
       env: { API_RATE_LIMIT: NO_LIMIT },
     })
     servers.push(product)
-    const baselineArgs = ['bench/baseline-server.ts', '--db', dbPath, '--org', tenant.orgId]
+    const baselineArgs = ['bench/baseline-server.ts', '--db', db, '--org', tenant.orgId]
     servers.push(await startServer('baseline', [BUN, ...baselineArgs], { cwd: ROOT }))
     const withHeaders = [BUN, ...baselineArgs, '--product-headers']
     servers.push(await startServer('baseline + headers', withHeaders, { cwd: ROOT }))
@@ -157,8 +163,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(`\n${textTable(measurements, ENDPOINTS)}\n`)
     writeResults(
       join(ROOT, 'docs/performance.md'),
-      tool,
-      markdownResults(measurements, ENDPOINTS, runInfo(tool)),
+      onPostgres ? 'postgres' : tool,
+      markdownResults(measurements, ENDPOINTS, runInfo(tool)).replace(
+        'by `npm run bench`',
+        onPostgres ? 'by `npm run bench -- --postgres` (PostgreSQL 15, one replica)' : 'by `npm run bench`',
+      ),
     )
     log('wrote docs/performance.md')
     const missed = verdicts(measurements, ENDPOINTS).filter((v) => !v.met)
@@ -167,6 +176,7 @@ async function main(argv: string[]): Promise<number> {
     return 0
   } finally {
     for (const server of servers) await server.stop()
+    await pg?.postgres.stop()
   }
 }
 
