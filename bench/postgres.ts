@@ -18,10 +18,9 @@ async function copyRows(from: string, to: SQL): Promise<void> {
   const db = new Database(from, { readonly: true })
   try {
     for (const table of TABLES) {
-      const order = table === 'events' ? 'rowid' : 'rowid'
       for (let offset = 0; ; offset += BATCH) {
         const rows = db
-          .query(`SELECT * FROM ${table} ORDER BY ${order} LIMIT ? OFFSET ?`)
+          .query(`SELECT * FROM ${table} ORDER BY rowid LIMIT ? OFFSET ?`)
           .all(BATCH, offset) as Record<string, unknown>[]
         if (rows.length === 0) break
         const columns = Object.keys(rows[0]!)
