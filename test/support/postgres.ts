@@ -11,9 +11,17 @@ import { join } from 'node:path'
 export interface TestPostgres {
   /** The server's URL with the maintenance database; `database(name)` makes one per test file. */
   url: string
-  /** A fresh empty database on the server; returns its URL. */
-  database: (name: string) => Promise<string>
+  /**
+   * A fresh empty database on the server; returns its URL. `icuLocale` gives it that default
+   * collation (`en-US`, ICU), as a production database created under a language's locale has, so
+   * that a test can show what does not depend on it.
+   */
+  database: (name: string, options?: DatabaseOptions) => Promise<string>
   stop: () => Promise<void>
+}
+
+export interface DatabaseOptions {
+  icuLocale?: string
 }
 
 function binaries(): string | undefined {
@@ -53,11 +61,18 @@ async function run(command: string[]): Promise<string> {
 const asPostgres = (command: string[]) =>
   process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...command] : command
 
-async function createDatabase(url: string, name: string): Promise<string> {
+async function createDatabase(url: string, name: string, options: DatabaseOptions = {}): Promise<string> {
+  if (!/^\w+$/.test(name)) throw new Error(`not a database name for tests: ${name}`)
+  const locale = options.icuLocale
+  if (locale !== undefined && !/^[\w-]+$/.test(locale)) throw new Error(`not an ICU locale: ${locale}`)
   const admin = new Bun.SQL(url, { max: 1 })
   try {
     await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-    await admin.unsafe(`CREATE DATABASE "${name}"`)
+    await admin.unsafe(
+      locale === undefined
+        ? `CREATE DATABASE "${name}"`
+        : `CREATE DATABASE "${name}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${locale}'`,
+    )
   } finally {
     await admin.close()
   }
@@ -68,7 +83,12 @@ async function createDatabase(url: string, name: string): Promise<string> {
 
 export async function startTestPostgres(): Promise<TestPostgres> {
   const given = process.env.API_TEST_POSTGRES_URL
-  if (given) return { url: given, database: (name) => createDatabase(given, name), stop: async () => {} }
+  if (given)
+    return {
+      url: given,
+      database: (name, options) => createDatabase(given, name, options),
+      stop: async () => {},
+    }
   const bin = binaries()
   if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql)')
   const dir = mkdtempSync(join(tmpdir(), 'api-pg-'))
@@ -125,7 +145,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   }
   return {
     url,
-    database: (name) => createDatabase(url, name),
+    database: (name, options) => createDatabase(url, name, options),
     stop: async () => {
       // pg_ctl, as the server's own user: a signal to runuser does not reach the server.
       await run(asPostgres([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'])).catch(() => {

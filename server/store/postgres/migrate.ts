@@ -7,11 +7,14 @@ import schema from './migrations/0001_schema.sql' with { type: 'text' }
 /** Every migration in order; a migration is never edited once released, only followed by another. */
 const FILES: string[] = [schema]
 
-/** Statements are separated by blank lines; lines starting with `--` are comments. */
-const statementsOf = (text: string) =>
+/**
+ * The statements of a migration file: separated by blank lines; a line starting with `--` is a
+ * comment and goes with its line break, so that a comment inside a statement does not split it.
+ */
+export const statementsOf = (text: string): string[] =>
   text
-    .replace(/^\s*--.*$/gm, '')
-    .split(/\n\s*\n/)
+    .replace(/^[ \t]*--.*(?:\r?\n|$)/gm, '')
+    .split(/\r?\n[ \t]*\r?\n/)
     .map((s) => s.trim())
     .filter(Boolean)
 

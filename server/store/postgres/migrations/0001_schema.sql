@@ -1,16 +1,30 @@
 -- The schema of the SQLite migrations 0001-0005, as PostgreSQL 15 takes it (one file: the
--- PostgreSQL backend starts at this state). What differs from SQLite, and why:
--- - Text compares and sorts byte by byte (COLLATE "C"), as SQLite's BINARY does: cursors, ISO
---   timestamps and JSONPath comparisons give the same order on both backends.
--- - users.email is citext: case-insensitive equality and uniqueness per organization, as SQLite's
---   COLLATE NOCASE gives.
--- - Booleans are boolean; JSON stays text, so that what was stored is served byte for byte.
--- - Full-text search is a generated tsvector column per searchable table with a GIN index, kept by
---   PostgreSQL in the write's own transaction (SQLite keeps FTS5 tables by triggers). Accents are
---   folded by api_unaccent, an IMMUTABLE wrapper of unaccent (unaccent itself is only STABLE, and a
---   generated column needs an immutable expression), as SQLite's remove_diacritics 2 folds them.
--- - The event log's position is events.seq, an identity column (SQLite uses the rowid); appends
---   take it in commit order (server/store/postgres/event-log.ts).
+-- PostgreSQL backend starts at this state): the same tables, columns, keys, foreign keys and
+-- indexes under the same names (test/store/postgres/migrate.test.ts compares them). What differs
+-- from SQLite, and why:
+-- - Text compares and sorts byte by byte (COLLATE "C"), as SQLite's BINARY does, whatever locale
+--   the database was created with: ids and cursors, ISO 8601 timestamps (kept as text, as the
+--   API sorts them and the cursors carry them), JSONPath comparisons give the same order on both
+--   backends, and ILIKE and lower() fold ASCII letters only, as SQLite's LIKE and lower() do.
+-- - users.email is citext COLLATE "C": equality and the unique index per organization ignore case
+--   (citext lowercases by the database's ctype, so beyond ASCII it also folds É to é where SQLite's
+--   NOCASE does not), and it sorts as SQLite's NOCASE does, byte by byte after lowercasing, rather
+--   than by the database's locale.
+-- - Booleans are boolean (SQLite: INTEGER 0/1); JSON stays text (events.data, headers, redirect
+--   URIs), since jsonb would reorder keys and what was stored is served and tagged byte for byte.
+-- - Full-text search is a generated tsvector column, search_vector, on each table with searchable
+--   fields, with a GIN index (<table>_search), kept by PostgreSQL in the write's own statement
+--   (SQLite keeps FTS5 tables by triggers, dropped here). Accents are folded by api_unaccent, an
+--   IMMUTABLE wrapper of unaccent (itself only STABLE, and a generated column needs an immutable
+--   expression), as SQLite's remove_diacritics 2 folds them. Then ASCII punctuation becomes a
+--   space, so that a word is a run of letters and digits, as for SQLite's unicode61 and for the
+--   query side (searchWords): PostgreSQL's parser would otherwise keep "ann@x.example" or "v1.2"
+--   whole and read the "-100" of "WID-100" as a negative number, so that none of their parts
+--   could be found.
+-- - The event log's position is events.seq, a bigint identity (SQLite uses the rowid); appends
+--   take it in commit order (server/store/postgres/event-log.ts). It is int8: Bun.sql returns it
+--   as a string.
+-- - No STRICT: PostgreSQL's columns are typed anyway.
 -- Statements are separated by blank lines, one statement per block.
 
 CREATE EXTENSION IF NOT EXISTS unaccent
@@ -76,12 +90,12 @@ CREATE TABLE users (
   id text COLLATE "C" PRIMARY KEY,
   org_id text COLLATE "C" NOT NULL REFERENCES orgs(id),
   name text COLLATE "C" NOT NULL,
-  email citext NOT NULL,
+  email citext COLLATE "C" NOT NULL,
   role text COLLATE "C" NOT NULL,
   password_hash text COLLATE "C",
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
-  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(name, '') || ' ' || coalesce(email, '')))) STORED
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace(api_unaccent(coalesce(name, '') || ' ' || coalesce(email, '')) COLLATE "C", '[[:punct:]]', ' ', 'g'))) STORED
 )
 
 CREATE INDEX users_search ON users USING gin (search_vector)
@@ -111,7 +125,7 @@ CREATE TABLE addresses (
   country text COLLATE "C" NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
-  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(line1, '') || ' ' || coalesce(city, '')))) STORED
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace(api_unaccent(coalesce(line1, '') || ' ' || coalesce(city, '')) COLLATE "C", '[[:punct:]]', ' ', 'g'))) STORED
 )
 
 CREATE INDEX addresses_search ON addresses USING gin (search_vector)
@@ -145,7 +159,7 @@ CREATE TABLE products (
   active boolean NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
-  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(name, '') || ' ' || coalesce(sku, '') || ' ' || coalesce(description, '')))) STORED
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace(api_unaccent(coalesce(name, '') || ' ' || coalesce(sku, '') || ' ' || coalesce(description, '')) COLLATE "C", '[[:punct:]]', ' ', 'g'))) STORED
 )
 
 CREATE INDEX products_search ON products USING gin (search_vector)
@@ -237,7 +251,7 @@ CREATE TABLE posts (
   published boolean NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
-  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(title, '') || ' ' || coalesce(body, '')))) STORED
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace(api_unaccent(coalesce(title, '') || ' ' || coalesce(body, '')) COLLATE "C", '[[:punct:]]', ' ', 'g'))) STORED
 )
 
 CREATE INDEX posts_search ON posts USING gin (search_vector)
@@ -262,7 +276,7 @@ CREATE TABLE comments (
   text text COLLATE "C" NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
-  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', api_unaccent(coalesce(text, '')))) STORED
+  search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace(api_unaccent(coalesce(text, '')) COLLATE "C", '[[:punct:]]', ' ', 'g'))) STORED
 )
 
 CREATE INDEX comments_search ON comments USING gin (search_vector)
