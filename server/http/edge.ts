@@ -30,7 +30,7 @@ export interface Edge {
 }
 
 /** Probes of load balancers and orchestrators: never throttled, though they carry the headers. */
-const UNMETERED = new Set(['/healthz', '/readyz'])
+export const UNMETERED = new Set(['/healthz', '/readyz'])
 /** HTML pages a person navigates to: never called cross-origin, so no CORS headers. */
 const PAGES = new Set(['/oauth/authorize', '/device'])
 /** OAuth endpoints a browser app may call cross-origin (POST only); they answer preflights here. */

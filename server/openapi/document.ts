@@ -1,10 +1,26 @@
-import { ERROR_STATUS } from '../../shared/errors.ts'
 import { ALL_SCOPES, RESOURCES } from '../../shared/resources/index.ts'
+import { UNMETERED } from '../http/edge.ts'
 import type { ApiVersion } from '../versions/versions.ts'
+import { errorResponse, referencedErrors } from './error-responses.ts'
+import { DEPRECATION_HEADERS, EDGE_HEADERS, HEADERS, headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { resourcePaths } from './paths.ts'
+import type { QueryField } from './query-operation.ts'
 import { componentSchemas } from './schemas.ts'
-import { searchPaths, servicePaths } from './service-paths.ts'
+import { searchPaths } from './search-paths.ts'
+import { servicePaths } from './service-paths.ts'
+
+/**
+ * v2, the current version, is published as OpenAPI 3.2, whose `query` field describes QUERY.
+ * v1's document stays on 3.1, the version its clients were generated from; QUERY is there an
+ * Operation Object under `x-query`, the convention of the tools that know QUERY in 3.1.
+ */
+const FORMATS: Record<ApiVersion['name'], { openapi: string; queryField: QueryField }> = {
+  v1: { openapi: '3.1.0', queryField: 'x-query' },
+  v2: { openapi: '3.2.0', queryField: 'query' },
+}
+
+const OPERATIONS = ['get', 'put', 'post', 'delete', 'patch', 'query', 'x-query']
 
 function describeScope(scope: string): string {
   const [action, collection] = scope.split(':')
@@ -17,107 +33,129 @@ function describeScope(scope: string): string {
   )
 }
 
-const header = (description: string, ref?: string): JsonObject =>
-  ref ? { $ref: `#/components/headers/${ref}` } : { description, schema: { type: 'string' } }
-
-/** Headers every response carries, and those of a deprecated version. */
-const HEADERS: Record<string, JsonObject> = {
-  'X-Request-Id': header('The request id, as sent (when acceptable) or generated'),
-  RateLimit: header('draft-ietf-httpapi-ratelimit-headers: "default";r=<remaining>;t=<seconds to reset>'),
-  'RateLimit-Policy': header('draft-ietf-httpapi-ratelimit-headers: "default";q=<quota>;w=<window seconds>'),
-}
-const DEPRECATION_HEADERS: Record<string, JsonObject> = {
-  Deprecation: header('RFC 9745: @<unix-seconds>;version="v1"'),
-  Sunset: header('RFC 8594: when this version goes away'),
-  Link: header('RFC 8288: </api/v2/...>; rel="successor-version"'),
-}
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch']
-
 /**
- * Every operation also answers 429 (rate limit) and 500, 413 when it takes a body, and every
- * response carries the edge's headers (and, under a deprecated version's prefix, its headers).
+ * What the edge adds to every operation (server/http/edge.ts): 414, 429 (except on the health
+ * probes) and 500, and 408 and 413 where there is a body; and the headers of every response, with
+ * a deprecated version's own on its paths. Paths outside the version write their errors out,
+ * since the component responses carry the version's headers.
  */
-function withEdgeResponses(paths: Record<string, JsonObject>, deprecated: boolean): void {
+function withEdgeResponses(paths: Record<string, JsonObject>, prefix: string, deprecated: boolean): void {
   for (const [path, item] of Object.entries(paths)) {
-    const inVersion = path.startsWith('/api/v') && deprecated
-    const names = Object.keys({ ...HEADERS, ...(inVersion ? DEPRECATION_HEADERS : {}) })
-    const refs = Object.fromEntries(names.map((name) => [name, header('', name)]))
-    for (const method of METHODS) {
+    const inVersion = path.startsWith(`${prefix}/`)
+    const edge = headerRefs(...EDGE_HEADERS, ...(inVersion && deprecated ? DEPRECATION_HEADERS : []))
+    for (const method of OPERATIONS) {
       const operation = item[method] as JsonObject | undefined
       if (!operation) continue
-      if (inVersion) operation.deprecated = true
+      if (inVersion && deprecated) operation.deprecated = true
       const responses = operation.responses as Record<string, JsonObject>
-      for (const status of ['429', '500', ...(operation.requestBody ? ['413'] : [])])
-        responses[status] ??= { $ref: `#/components/responses/E${status}` }
+      const statuses = [
+        414,
+        ...(UNMETERED.has(path) ? [] : [429]),
+        500,
+        ...(operation.requestBody ? [408, 413] : []),
+      ]
+      for (const status of statuses)
+        responses[status] ??= inVersion
+          ? { $ref: `#/components/responses/E${status}` }
+          : errorResponse(status)
       for (const response of Object.values(responses))
-        if (!('$ref' in response)) response.headers = { ...(response.headers as JsonObject), ...refs }
+        if (!('$ref' in response)) response.headers = { ...(response.headers as JsonObject), ...edge }
     }
   }
 }
 
+/** The error responses the version's paths refer to, and 405, which answers the methods a path lacks. */
+function componentResponses(
+  paths: Record<string, JsonObject>,
+  deprecated: boolean,
+): Record<string, JsonObject> {
+  const edge = headerRefs(...EDGE_HEADERS, ...(deprecated ? DEPRECATION_HEADERS : []))
+  const responses: Record<string, JsonObject> = {}
+  for (const status of new Set([...referencedErrors(paths), 405]).values()) {
+    const response = errorResponse(status)
+    responses[`E${status}`] = { ...response, headers: { ...(response.headers as JsonObject), ...edge } }
+  }
+  return responses
+}
+
+const TAGS = [
+  ...RESOURCES.map((r) => ({
+    name: r.name,
+    description:
+      `The ${r.name.replace(/-/g, ' ')}${r.parent ? `, nested under ${r.parent.collection}` : ''}` +
+      `${r.writable ? '' : ' (read-only)'}; ids start with ${r.prefix}_.`,
+  })),
+  { name: 'search', description: 'Search across collections, and the stored queries and answers of QUERY.' },
+  { name: 'oauth', description: 'The authorization server (docs/oauth.md).' },
+  { name: 'service', description: 'The service index, the versions, health, and this document.' },
+]
+
 /**
- * The OpenAPI 3.1 document of one API version, generated from the resource declarations (through
- * the version's changes): every path, parameter, body, response and error, and the service's
- * own endpoints. The HTTP QUERY method has no place in OpenAPI 3.1; resources that take it say
- * so in `x-query`.
+ * The OpenAPI document of one API version, generated from the resource declarations (through
+ * the version's changes): every path, parameter, body, response, header and error, and the
+ * service's own endpoints.
  */
 export function openApiDocument(options: { version: ApiVersion; baseUrl: string }): JsonObject {
   const { version, baseUrl } = options
+  const { openapi, queryField } = FORMATS[version.name]
   const deprecated = version.status === 'deprecated'
-  const responses: Record<string, JsonObject> = {}
-  const errorHeaders = Object.fromEntries(
-    Object.keys({ ...HEADERS, ...(deprecated ? DEPRECATION_HEADERS : {}) }).map((name) => [
-      name,
-      header('', name),
-    ]),
-  )
-  for (const [code, status] of Object.entries(ERROR_STATUS)) {
-    if (status < 400) continue
-    responses[`E${status}`] = {
-      description: code,
-      headers: status === 429 ? { ...errorHeaders, 'Retry-After': header('Seconds to wait') } : errorHeaders,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    }
-  }
-  const paths = { ...resourcePaths(version.prefix), ...searchPaths(version.prefix), ...servicePaths() }
-  withEdgeResponses(paths, deprecated)
+  // Built fresh and copied: the edge's additions must not reach objects the path builders share.
+  const paths = structuredClone({
+    ...resourcePaths(version.prefix, queryField),
+    ...searchPaths(version.prefix, queryField),
+    ...servicePaths(version.prefix),
+  })
+  withEdgeResponses(paths, version.prefix, deprecated)
   const sunset = deprecated ? ` Deprecated: goes away on ${version.sunsetAt!.slice(0, 10)}; use /api/v2.` : ''
+  const scopes = Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)]))
   return {
-    openapi: '3.1.0',
+    openapi,
     info: {
       title: 'api-service',
       version: version.name,
-      description: `Resource-oriented REST API, ${version.name} (${version.status}).${sunset} Conventions: docs/api.md; versions and limits: docs/operations.md.`,
+      description:
+        `Resource-oriented REST API, ${version.name} (${version.status}).${sunset} ` +
+        `The resource, search and stored-query paths under ${version.prefix} answer HEAD wherever GET works, ` +
+        'OPTIONS with 204 and Allow, and a method they do not list with 405 (components/responses/E405). ' +
+        'Conventions: docs/api.md; QUERY: docs/query.md; ' +
+        'versions and limits: docs/operations.md.',
     },
     servers: [{ url: baseUrl }],
     security: [{ oauth2: [] }],
-    tags: [
-      ...RESOURCES.map((r) => ({ name: r.name })),
-      { name: 'search' },
-      { name: 'oauth' },
-      { name: 'service' },
-    ],
+    tags: TAGS,
     paths,
     components: {
       schemas: componentSchemas(RESOURCES, version),
-      responses,
-      headers: { ...HEADERS, ...DEPRECATION_HEADERS },
+      responses: componentResponses(paths, deprecated),
+      headers: Object.fromEntries(
+        Object.entries(HEADERS).filter(([name]) => deprecated || !DEPRECATION_HEADERS.includes(name)),
+      ),
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
           description: 'Bearer access tokens (ES256 JWT, RFC 9068) from the token endpoint.',
+          // OpenAPI 3.2 can also name the RFC 8414 metadata and the device flow (RFC 8628).
+          ...(openapi === '3.2.0'
+            ? { oauth2MetadataUrl: `${baseUrl}/.well-known/oauth-authorization-server` }
+            : {}),
           flows: {
-            clientCredentials: {
-              tokenUrl: `${baseUrl}/oauth/token`,
-              scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)])),
-            },
+            clientCredentials: { tokenUrl: `${baseUrl}/oauth/token`, scopes },
             authorizationCode: {
               authorizationUrl: `${baseUrl}/oauth/authorize`,
               tokenUrl: `${baseUrl}/oauth/token`,
               refreshUrl: `${baseUrl}/oauth/token`,
-              scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)])),
+              scopes,
             },
+            ...(openapi === '3.2.0'
+              ? {
+                  deviceAuthorization: {
+                    deviceAuthorizationUrl: `${baseUrl}/oauth/device_authorization`,
+                    tokenUrl: `${baseUrl}/oauth/token`,
+                    refreshUrl: `${baseUrl}/oauth/token`,
+                    scopes,
+                  },
+                }
+              : {}),
           },
         },
       },

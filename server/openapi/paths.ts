@@ -1,116 +1,111 @@
-import { snakeName } from '../../shared/query/fields.ts'
-import { filterParams } from '../../shared/query/list-params.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { sqlExample } from '../query/sql-examples.ts'
+import { errorRefs } from './error-responses.ts'
+import { headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
+import { listParameters } from './list-parameters.ts'
+import { CONDITIONAL_GET, header, PAGINATION, query } from './parameters.ts'
+import { type QueryField, queryOperation } from './query-operation.ts'
 import { names, pascal } from './schemas.ts'
-import { PAGINATION, query, X_QUERY } from './service-paths.ts'
 
 type Operation = JsonObject
 type Parameter = JsonObject
 type PathItem = JsonObject
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]))
-const header = (name: string, description: string, required = false): Parameter => ({
-  name,
-  in: 'header',
-  required,
-  schema: { type: 'string' },
-  description,
-})
 const pathId = (name: string, resource: Resource): Parameter => ({
   name,
   in: 'path',
   required: true,
   schema: { type: 'string', pattern: `^${resource.prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$` },
-  description: `${resource.singular} id`,
+  description: `The ${words(resource.singular)}'s id`,
 })
 
-function valueSchema(resource: Resource, field: string): JsonObject {
-  const declared = resource.fields[field]
-  if (!declared) return { type: 'string', format: 'date-time' }
-  switch (declared.kind) {
-    case 'integer':
-      return { type: 'integer' }
-    case 'boolean':
-      return { type: 'boolean' }
-    case 'enum':
-      return {
-        type: 'string',
-        description: `One or several (comma-separated) of: ${declared.values!.join(', ')}`,
-      }
-    default:
-      return { type: 'string' }
-  }
-}
+/** `lineItem` -> `line item`, `line-items` -> `line items`. */
+const words = (name: string) => name.replace(/-/g, ' ').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
+/** English's article by sound: "an order", "an address", but "a user". */
+const a = (noun: string) => `${/^(?:[aeio]|u(?!s|ni))/.test(noun) ? 'an' : 'a'} ${noun}`
 
-/** Query parameters of a collection read: pagination, declared filters, search and sort. */
-export function listParameters(resource: Resource): Parameter[] {
-  const params = [...PAGINATION]
-  for (const p of filterParams(resource)) {
-    const what = { eq: 'equals', gte: 'at least', lte: 'at most', gt: 'after', lt: 'before' }[p.op]
-    params.push(query(p.name, valueSchema(resource, p.field), `${p.field} ${what}`))
-  }
-  if (resource.searchable.length > 0) {
-    const fields = resource.searchable.join(', ')
-    params.push(query('q', { type: 'string', maxLength: 200 }, `Full-text search in ${fields}`))
-    params.push(query('search', { type: 'string', maxLength: 200 }, 'Alias of q'))
-  }
-  const sortable = resource.sortable.map(snakeName).join(', ')
-  params.push(query('sort', { type: 'string' }, `Comma-separated keys, -key for descending: ${sortable}`))
-  return params
-}
-
-function collectionItem(resource: Resource, nested: boolean): PathItem {
+function collectionItem(resource: Resource, nested: boolean, queryField: QueryField): PathItem {
   const n = names(resource)
   const plural = pascal(resource.name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()))
-  const tag = [resource.name]
+  const id = nested ? `Nested${plural}` : plural
+  const tags = [resource.name]
   const scope = (s: string) => [{ oauth2: [s] }]
+  const parent = resource.parent ? words(resourceByName(resource.parent.collection)!.singular) : ''
+  const of = nested ? ` of ${a(parent)}` : ''
+  // "the line items of an order" (nested), "the line items of every order" (standalone), "orders".
+  const listed = resource.parent
+    ? `the ${words(resource.name)}${nested ? of : ` of every ${parent}`}`
+    : words(resource.name)
+  const missingParent = nested ? [404] : []
+  const page = headerRefs('ETag', 'Last-Modified', 'Accept-Query')
   const item: PathItem = {
-    'x-query': X_QUERY,
     get: {
-      operationId: `list${nested ? 'Nested' : ''}${plural}`,
-      tags: tag,
-      summary: `List ${resource.name}`,
+      operationId: `list${id}`,
+      tags,
+      summary: `List ${listed}`,
+      description:
+        'Newest first unless sorted; 20 a page unless limit says otherwise. Pagination styles: docs/api.md.',
       security: scope(resource.scopes.read),
-      parameters: [...listParameters(resource), header('If-None-Match', 'Answer 304 when the ETag matches')],
+      parameters: [...listParameters(resource), ...CONDITIONAL_GET],
       responses: {
-        '200': { description: 'A page', content: { 'application/json': { schema: ref(n.list) } } },
-        '304': { description: 'Not modified' },
-        ...errors(400, 401, 403, 404),
+        '200': {
+          description: 'A page',
+          headers: page,
+          content: { 'application/json': { schema: ref(n.list) } },
+        },
+        '304': { description: 'Not modified', headers: page },
+        ...errorRefs(400, 401, 403, ...missingParent),
       },
     },
+    [queryField]: queryOperation({
+      operationId: `query${id}`,
+      summary: `Query ${listed}`,
+      tags,
+      security: scope(resource.scopes.read),
+      formSchema: ref(n.queryForm),
+      jsonSchema: ref(n.queryJson),
+      page: ref(n.queryPage),
+      formExample: { limit: 10, sort: '-created_at' },
+      jsonExample: { created_after: '2026-01-01', sort: '-created_at', limit: 10 },
+      sqlExample: sqlExample(resource.table),
+      jsonPathExample: `$[?@.createdAt >= '2026-01-01']`,
+      nested,
+    }),
   }
   if (!resource.writable || (resource.parent && !nested)) return item
   item.post = {
     operationId: `create${nested ? 'Nested' : ''}${pascal(resource.singular)}`,
-    tags: tag,
-    summary: `Create a ${resource.singular}`,
+    tags,
+    summary: nested
+      ? `Add ${a(words(resource.singular))} to ${a(parent)}`
+      : `Create ${a(words(resource.singular))}`,
     security: scope(resource.scopes.write),
     parameters: [header('Idempotency-Key', 'Replays the first answer for the same key and body (24 h)')],
     requestBody: { required: true, content: { 'application/json': { schema: ref(n.create) } } },
     responses: {
       '201': {
-        description: 'Created',
-        headers: { Location: { schema: { type: 'string' } }, ETag: { schema: { type: 'string' } } },
+        description: 'Created (or, with Idempotent-Replayed, the first answer for this Idempotency-Key)',
+        headers: headerRefs('Location', 'ETag', 'Last-Modified', 'Accept-Query', 'Idempotent-Replayed'),
         content: { 'application/json': { schema: ref(n.record) } },
       },
-      ...errors(400, 401, 403, 404, 409, 413, 415, 422),
+      ...errorRefs(400, 401, 403, ...missingParent, 409, 415, 422),
     },
   }
   item.delete = {
-    operationId: `delete${nested ? 'Nested' : ''}${plural}`,
-    tags: tag,
-    summary: `Delete every matching ${resource.singular} (needs confirm=${resource.name})`,
+    operationId: `delete${id}`,
+    tags,
+    summary: `Delete every matching ${words(resource.singular)}${of} (confirm=${resource.name})`,
+    description: 'Deletes every record the filters match, in one transaction; without a filter, all of them.',
     security: scope(resource.scopes.delete),
     parameters: [
-      query('confirm', { type: 'string', enum: [resource.name] }, 'Confirms the bulk delete'),
+      query('confirm', { type: 'string', enum: [resource.name] }, 'Confirms the bulk delete', true),
       ...listParameters(resource).filter((p) => !PAGINATION.includes(p) && p.name !== 'sort'),
     ],
     responses: {
-      '204': { description: 'Deleted', headers: { 'Deleted-Count': { schema: { type: 'integer' } } } },
-      ...errors(400, 401, 403, 404, 409),
+      '204': { description: 'Deleted', headers: headerRefs('Deleted-Count', 'Accept-Query') },
+      ...errorRefs(400, 401, 403, ...missingParent, 409),
     },
   }
   return item
@@ -119,59 +114,65 @@ function collectionItem(resource: Resource, nested: boolean): PathItem {
 function singletonItem(resource: Resource, nested: boolean): PathItem {
   const n = names(resource)
   const base = `${nested ? 'Nested' : ''}${pascal(resource.singular)}`
-  const tag = [resource.name]
+  const tags = [resource.name]
+  const noun = a(words(resource.singular))
+  const of = nested ? ` of ${a(words(resourceByName(resource.parent!.collection)!.singular))}` : ''
+  const tagged = headerRefs('ETag', 'Last-Modified')
   const ok = (description: string) => ({
     description,
-    headers: { ETag: { schema: { type: 'string' } }, 'Last-Modified': { schema: { type: 'string' } } },
+    headers: tagged,
     content: { 'application/json': { schema: ref(n.record) } },
   })
   const item: PathItem = {
     get: {
       operationId: `get${base}`,
-      tags: tag,
+      tags,
+      summary: `Get ${noun}${of}`,
       security: [{ oauth2: [resource.scopes.read] }],
-      parameters: [header('If-None-Match', 'Answer 304 when the ETag matches')],
+      parameters: CONDITIONAL_GET,
       responses: {
         '200': ok('The record'),
-        '304': { description: 'Not modified' },
-        ...errors(401, 403, 404),
+        '304': { description: 'Not modified', headers: tagged },
+        ...errorRefs(400, 401, 403, 404),
       },
     },
   }
   if (!resource.writable) return item
-  const write = (verb: 'replace' | 'update', schema: string): Operation => ({
+  const write = (verb: 'replace' | 'update', schema: string, summary: string): Operation => ({
     operationId: `${verb}${base}`,
-    tags: tag,
+    tags,
+    summary: `${summary} ${noun}${of}`,
     security: [{ oauth2: [resource.scopes.write] }],
     parameters: [header('If-Match', 'Only change the record if it still has this ETag (else 412)')],
     requestBody: { required: true, content: { 'application/json': { schema: ref(schema) } } },
-    responses: { '200': ok('The changed record'), ...errors(400, 401, 403, 404, 409, 412, 415, 422) },
+    responses: { '200': ok('The changed record'), ...errorRefs(400, 401, 403, 404, 409, 412, 415, 422) },
   })
-  item.put = write('replace', n.create)
-  item.patch = write('update', n.patch)
+  item.put = write('replace', n.create, 'Replace')
+  item.patch = write('update', n.patch, 'Update')
   item.delete = {
     operationId: `delete${base}`,
-    tags: tag,
+    tags,
+    summary: `Delete ${noun}${of}`,
     security: [{ oauth2: [resource.scopes.write] }],
     parameters: [header('If-Match', 'Only delete the record if it still has this ETag (else 412)')],
-    responses: { '204': { description: 'Deleted' }, ...errors(401, 403, 404, 409, 412) },
+    responses: { '204': { description: 'Deleted' }, ...errorRefs(400, 401, 403, 404, 409, 412) },
   }
   return item
 }
 
 /** Every REST path of the declared resources, with the path parameters each needs. */
-export function resourcePaths(prefix: string): Record<string, PathItem> {
+export function resourcePaths(prefix: string, queryField: QueryField): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {}
-  const withParams = (item: PathItem, params: Parameter[]) => ({ ...item, parameters: params })
+  const withParams = (item: PathItem, params: Parameter[]) => ({ parameters: params, ...item })
   for (const resource of RESOURCES) {
-    paths[`${prefix}/${resource.name}`] = collectionItem(resource, false)
+    paths[`${prefix}/${resource.name}`] = collectionItem(resource, false, queryField)
     paths[`${prefix}/${resource.name}/{id}`] = withParams(singletonItem(resource, false), [
       pathId('id', resource),
     ])
     if (resource.parent) {
       const parent = resourceByName(resource.parent.collection)!
       const base = `${prefix}/${parent.name}/{parentId}/${resource.name}`
-      paths[base] = withParams(collectionItem(resource, true), [pathId('parentId', parent)])
+      paths[base] = withParams(collectionItem(resource, true, queryField), [pathId('parentId', parent)])
       paths[`${base}/{id}`] = withParams(singletonItem(resource, true), [
         pathId('parentId', parent),
         pathId('id', resource),

@@ -2,6 +2,7 @@ import { ERROR_STATUS } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 import type { JsonObject } from './json.ts'
+import { queryBodySchemas } from './list-parameters.ts'
 
 type Schema = JsonObject
 
@@ -10,10 +11,19 @@ const plain = (schema: unknown): Schema => JSON.parse(JSON.stringify(schema)) as
 
 export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 
-/** Component names of a resource: `Order`, `OrderCreate`, `OrderPatch`, `OrderList`. */
+/** Component names of a resource: `Order`, `OrderCreate`, `OrderPatch`, `OrderList`, ... */
 export const names = (resource: Resource) => {
   const base = pascal(resource.singular)
-  return { record: base, create: `${base}Create`, patch: `${base}Patch`, list: `${base}List` }
+  return {
+    record: base,
+    create: `${base}Create`,
+    patch: `${base}Patch`,
+    list: `${base}List`,
+    columns: `${base}Columns`,
+    queryPage: `${base}QueryPage`,
+    queryForm: `${base}QueryForm`,
+    queryJson: `${base}QueryJson`,
+  }
 }
 
 function writableProperties(resource: Resource): Record<string, Schema> {
@@ -127,15 +137,28 @@ export function componentSchemas(
     const record = plain(resource.schema)
     delete record.title
     schemas[n.record] = schemaFor(version, resource, record, 'record')
-    schemas[n.list] = {
+    const page = (items: Schema) => ({
       type: 'object',
       required: ['data', 'pagination'],
       properties: {
-        data: { type: 'array', items: { $ref: `#/components/schemas/${n.record}` } },
+        data: { type: 'array', items },
         pagination: { $ref: '#/components/schemas/Pagination' },
         filters: { type: 'object', description: 'The applied filters, keyed by parameter name' },
       },
+    })
+    schemas[n.list] = page({ $ref: `#/components/schemas/${n.record}` })
+    // A QUERY with a SQL column list answers only those columns (docs/query.md).
+    const { required: _all, ...columns } = schemas[n.record]!
+    schemas[n.columns] = {
+      ...columns,
+      description: `The columns of ${resource.name} a SQL select list names`,
     }
+    schemas[n.queryPage] = page({
+      anyOf: [{ $ref: `#/components/schemas/${n.record}` }, { $ref: `#/components/schemas/${n.columns}` }],
+    })
+    const bodies = queryBodySchemas(resource)
+    schemas[n.queryForm] = bodies.form
+    schemas[n.queryJson] = bodies.json
     if (!resource.writable) continue
     const properties = writableProperties(resource)
     const create = {

@@ -1,139 +1,64 @@
 import { GRANT_TYPES } from '../store/types.ts'
+import { inlineHeader } from './headers.ts'
 import type { JsonObject } from './json.ts'
+import { query } from './parameters.ts'
 
 type PathItem = JsonObject
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]))
-const jsonBody = (schema: JsonObject, description: string) => ({
+const jsonBody = (schema: JsonObject, description: string, headers?: JsonObject) => ({
   description,
+  ...(headers ? { headers } : {}),
   content: { 'application/json': { schema } },
-})
-export const query = (name: string, schema: JsonObject, description: string, required = false) => ({
-  name,
-  in: 'query',
-  required,
-  schema,
-  description,
 })
 const form = (properties: Record<string, JsonObject>, required: string[] = []) => ({
   required: true,
   content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
 })
 const str = (description: string): JsonObject => ({ type: 'string', description })
-const OAUTH_ERROR = jsonBody(
-  {
-    type: 'object',
-    required: ['error'],
-    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-  },
-  'RFC 6749 §5.2 error',
-)
+const OAUTH_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+}
+const OAUTH_ERROR = jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error')
+/** RFC 6749 §5.2: a client that tried HTTP Basic gets the Basic challenge. */
+const OAUTH_CLIENT_ERROR = jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error: invalid_client', {
+  'WWW-Authenticate': inlineHeader(
+    'The Basic challenge, when the client authenticated with HTTP Basic',
+    false,
+  ),
+})
+const OAUTH_ERRORS = {
+  '400': OAUTH_ERROR,
+  '401': OAUTH_CLIENT_ERROR,
+  // A body that stops arriving, in OAuth's words (server/oauth/form.ts); 413 for a Content-Length
+  // over the limit comes from the edge, in the contract's shape, before the endpoint runs.
+  '408': jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error: invalid_request, the body stopped arriving'),
+  '500': jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error: server_error'),
+}
 const CLIENT_AUTH = {
   client_id: str('The client (client_secret_post or a public client); or HTTP Basic'),
   client_secret: str('client_secret_post; or HTTP Basic'),
 }
-const QUERY_TYPES = [
-  'application/x-www-form-urlencoded',
-  'application/json',
-  'application/sql',
-  'application/jsonpath',
-]
-
-/**
- * The HTTP QUERY method (RFC 10008) has no place in OpenAPI 3.1; resources that take it say so
- * in this extension (docs/query.md).
- */
-export const X_QUERY = {
-  summary: 'QUERY: the same read with the query in the body',
-  requestContentTypes: QUERY_TYPES,
-  responses: ['200', '304', '400', '401', '403', '413', '415', '422', '429', '503'],
-  headers: ['Location', 'Content-Location', 'Accept-Query'],
-}
-
-/** The pagination parameters every paginated list takes (docs/api.md). */
-export const PAGINATION: JsonObject[] = [
-  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Page size'),
-  query('cursor', { type: 'string' }, 'Opaque cursor from pagination.nextCursor'),
-  query('after', { type: 'string' }, 'Keyset: the id of the record the page starts after'),
-  query('page', { type: 'integer', minimum: 1 }, 'Page number (page style)'),
-  query('per_page', { type: 'integer', minimum: 1, maximum: 100 }, 'Page size (page style)'),
-  query('offset', { type: 'integer', minimum: 0 }, 'Offset (offset style)'),
-  query('include_total', { type: 'boolean' }, 'Count the matching records'),
-]
-
-/** `/search` and the stored queries and results of QUERY, under a version's prefix. */
-export function searchPaths(prefix: string): Record<string, PathItem> {
-  const queryId = {
-    name: 'id',
-    in: 'path',
-    required: true,
-    schema: { type: 'string', pattern: '^qry_[0-9a-z]{26}$' },
-  }
-  const page = { $ref: '#/components/schemas/SearchPage' }
-  return {
-    [`${prefix}/search`]: {
-      'x-query': X_QUERY,
-      get: {
-        operationId: 'search',
-        tags: ['search'],
-        summary: 'Full-text search across collections (q), or one collection with a filter expression',
-        parameters: [
-          query(
-            'q',
-            { type: 'string', maxLength: 200 },
-            'Free text, searched in every searchable collection',
-          ),
-          query('search', { type: 'string', maxLength: 200 }, 'Alias of q'),
-          query('collection', { type: 'string' }, 'One collection, listed with its own parameters'),
-          query('filter', { type: 'string' }, 'Boolean filter expression (docs/filter-grammar.md)'),
-          query('sort', { type: 'string' }, 'created_at or updated_at, - for descending'),
-          ...PAGINATION,
-        ],
-        responses: {
-          '200': jsonBody(page, 'Hits ({collection, record}) or, with collection, records'),
-          '304': { description: 'Not modified' },
-          ...errors(400, 401, 403),
+const HTML = { 'text/html': { schema: { type: 'string' } } }
+const page = (description: string, cookies = false) => ({
+  description,
+  ...(cookies
+    ? {
+        headers: {
+          'Set-Cookie': inlineHeader('The form-protection cookie, when the browser has none', false),
         },
-      },
-    },
-    [`${prefix}/queries/{id}`]: {
-      parameters: [queryId],
-      get: {
-        operationId: 'runStoredQuery',
-        tags: ['search'],
-        summary: 'Runs a stored query (the Location of a QUERY) again',
-        parameters: [
-          query('cursor', { type: 'string' }, 'Next page'),
-          query('after', { type: 'string' }, 'Keyset'),
-        ],
-        responses: {
-          '200': jsonBody(page, 'A page'),
-          '304': { description: 'Not modified' },
-          ...errors(400, 401, 403, 404),
-        },
-      },
-      delete: {
-        operationId: 'deleteStoredQuery',
-        tags: ['search'],
-        responses: { '204': { description: 'Deleted' }, ...errors(401, 403, 404) },
-      },
-    },
-    [`${prefix}/queries/{id}/results/{token}`]: {
-      parameters: [queryId, { name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
-      get: {
-        operationId: 'getStoredResult',
-        tags: ['search'],
-        summary: 'The exact response a QUERY gave (its Content-Location), for 10 minutes',
-        responses: {
-          '200': jsonBody(page, 'The stored response'),
-          '304': { description: 'Not modified' },
-          ...errors(401, 403, 404),
-        },
-      },
-    },
-  }
-}
+      }
+    : {}),
+  content: HTML,
+})
+const seeOther = (description: string) => ({
+  description,
+  headers: {
+    Location: inlineHeader('Where the browser goes next', true),
+    'Set-Cookie': inlineHeader('The login session, set or cleared', false),
+  },
+})
 
 const status = (description: string) =>
   jsonBody(
@@ -145,8 +70,8 @@ const status = (description: string) =>
     description,
   )
 
-/** Paths outside the versions: the version list, health, OAuth, the OpenAPI documents. */
-export function servicePaths(): Record<string, PathItem> {
+/** Paths outside the versions (the index, the version list, health, OAuth), and the version's document. */
+export function servicePaths(prefix: string): Record<string, PathItem> {
   const open = [] as JsonObject[]
   const token = {
     type: 'object',
@@ -196,12 +121,21 @@ export function servicePaths(): Record<string, PathItem> {
         },
       },
     },
+    [`${prefix}/openapi.json`]: {
+      get: {
+        operationId: 'openApiDocument',
+        tags: ['service'],
+        security: open,
+        summary: 'Get this OpenAPI document',
+        responses: { '200': jsonBody({ type: 'object' }, 'The OpenAPI document of this version') },
+      },
+    },
     '/api/versions': {
       get: {
         operationId: 'listVersions',
         tags: ['service'],
         security: open,
-        summary: 'The live API versions with their status, sunset date and changes',
+        summary: 'List the live API versions with their status, sunset date and changes',
         responses: { '200': jsonBody({ $ref: '#/components/schemas/VersionList' }, 'Every live version') },
       },
     },
@@ -210,6 +144,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'liveness',
         tags: ['service'],
         security: open,
+        summary: 'Check that the process answers (liveness)',
         responses: { '200': status('The process answers') },
       },
     },
@@ -218,9 +153,10 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'readiness',
         tags: ['service'],
         security: open,
+        summary: 'Check that the service can serve: the database answers and it is not shutting down',
         responses: {
           '200': status('Ready'),
-          '503': status('The database does not answer, or shutting down'),
+          '503': status('The database does not answer, or the server is shutting down'),
         },
       },
     },
@@ -229,7 +165,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'token',
         tags: ['oauth'],
         security: open,
-        summary: 'Token endpoint (RFC 6749 §3.2)',
+        summary: 'Get tokens (the token endpoint, RFC 6749 §3.2)',
         requestBody: form(
           {
             grant_type: { type: 'string', enum: [...GRANT_TYPES] },
@@ -243,12 +179,7 @@ export function servicePaths(): Record<string, PathItem> {
           },
           ['grant_type'],
         ),
-        responses: {
-          '200': jsonBody(token, 'Tokens'),
-          '400': OAUTH_ERROR,
-          '401': OAUTH_ERROR,
-          ...errors(413, 429),
-        },
+        responses: { '200': jsonBody(token, 'Tokens'), ...OAUTH_ERRORS },
       },
     },
     '/oauth/authorize': {
@@ -256,7 +187,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'authorize',
         tags: ['oauth'],
         security: open,
-        summary: 'Authorization endpoint: the login and consent pages (HTML)',
+        summary: 'Start an authorization (the login and consent pages, HTML)',
         parameters: [
           query('response_type', { type: 'string', enum: ['code'] }, 'code', true),
           query('client_id', { type: 'string' }, 'The client', true),
@@ -267,13 +198,36 @@ export function servicePaths(): Record<string, PathItem> {
           query('code_challenge_method', { type: 'string', enum: ['S256'] }, 'S256'),
         ],
         responses: {
-          '200': { description: 'The login or consent page', content: { 'text/html': {} } },
-          '303': { description: 'Back to the client with code (or error), state and iss' },
-          '400': {
-            description: 'Unknown client or redirect URI (an error page, no redirect)',
-            content: { 'text/html': {} },
+          '200': page('The login or consent page', true),
+          '303': seeOther('Back to the client with code (or error), state and iss'),
+          '400': page('Unknown client or redirect URI (an error page, no redirect)'),
+          '500': page('The server could not complete the request (an error page)'),
+        },
+      },
+      post: {
+        operationId: 'submitAuthorization',
+        tags: ['oauth'],
+        security: open,
+        summary: 'Submit the login or consent form of the authorization pages (HTML)',
+        requestBody: form(
+          {
+            request: str('The signed authorization request the page carries'),
+            csrf: str('The form-protection value, matching its cookie'),
+            step: str('Which form: login, choose (an account), switch (log out) or consent'),
+            email: str('login'),
+            password: str('login'),
+            accounts: str('choose: the signed list of accounts offered'),
+            account: str('choose: the user chosen'),
+            decision: { type: 'string', enum: ['allow', 'deny'], description: 'consent' },
           },
-          ...errors(429),
+          ['request', 'csrf', 'step'],
+        ),
+        responses: {
+          '200': page('The page again, with what to correct', true),
+          '303': seeOther('The next page, or back to the client with code (or error), state and iss'),
+          '400': page('The page has expired, or the step is unknown'),
+          '403': page('The form did not come from this site'),
+          '500': page('The server could not complete the request (an error page)'),
         },
       },
     },
@@ -282,7 +236,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'deviceAuthorization',
         tags: ['oauth'],
         security: open,
-        summary: 'Starts a device authorization (RFC 8628 §3.1)',
+        summary: 'Start a device authorization (RFC 8628 §3.1)',
         requestBody: form({ scope: str('Space-separated scopes'), ...CLIENT_AUTH }, ['client_id']),
         responses: {
           '200': jsonBody(
@@ -299,9 +253,7 @@ export function servicePaths(): Record<string, PathItem> {
             },
             'The codes',
           ),
-          '400': OAUTH_ERROR,
-          '401': OAUTH_ERROR,
-          ...errors(429),
+          ...OAUTH_ERRORS,
         },
       },
     },
@@ -310,17 +262,12 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'revoke',
         tags: ['oauth'],
         security: open,
-        summary: 'Revocation (RFC 7009)',
+        summary: 'Revoke a token (RFC 7009)',
         requestBody: form(
           { token: str('The token'), token_type_hint: str('access_token or refresh_token'), ...CLIENT_AUTH },
           ['token'],
         ),
-        responses: {
-          '200': { description: 'Revoked (or nothing to revoke)' },
-          '400': OAUTH_ERROR,
-          '401': OAUTH_ERROR,
-          ...errors(429),
-        },
+        responses: { '200': { description: 'Revoked (or nothing to revoke)' }, ...OAUTH_ERRORS },
       },
     },
     '/oauth/introspect': {
@@ -328,7 +275,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'introspect',
         tags: ['oauth'],
         security: open,
-        summary: 'Introspection (RFC 7662), confidential clients only',
+        summary: 'Introspect a token (RFC 7662), for confidential clients only',
         requestBody: form(
           { token: str('The token'), token_type_hint: str('access_token or refresh_token'), ...CLIENT_AUTH },
           ['token'],
@@ -338,9 +285,7 @@ export function servicePaths(): Record<string, PathItem> {
             { type: 'object', required: ['active'], properties: { active: { type: 'boolean' } } },
             'Token details, or {"active": false}',
           ),
-          '400': OAUTH_ERROR,
-          '401': OAUTH_ERROR,
-          ...errors(429),
+          ...OAUTH_ERRORS,
         },
       },
     },
@@ -349,6 +294,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'authorizationServerMetadata',
         tags: ['oauth'],
         security: open,
+        summary: 'Get the authorization server metadata (RFC 8414)',
         responses: { '200': jsonBody({ type: 'object' }, 'RFC 8414 metadata') },
       },
     },
@@ -357,6 +303,7 @@ export function servicePaths(): Record<string, PathItem> {
         operationId: 'jwks',
         tags: ['oauth'],
         security: open,
+        summary: 'Get the public keys that sign access tokens (RFC 7517)',
         responses: { '200': jsonBody({ type: 'object' }, 'The public signing keys (RFC 7517)') },
       },
     },

@@ -41,7 +41,8 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents exactly the methods each path answers', async () => {
     const acme = await server.tenant()
     for (const [path, item] of Object.entries(doc.paths)) {
-      if (!path.startsWith('/api/v1/') || path.includes('{')) continue
+      // The REST routes; the document itself is a plain GET.
+      if (!path.startsWith('/api/v1/') || path.includes('{') || path.endsWith('/openapi.json')) continue
       const allow = (await acme.fetch(path, { method: 'OPTIONS' })).headers.get('allow') ?? ''
       const documented = Object.keys(item)
         .filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k))

@@ -1,0 +1,69 @@
+import { ERROR_STATUS } from '../../shared/errors.ts'
+import { headerRefs, inlineHeader } from './headers.ts'
+import type { JsonObject } from './json.ts'
+
+const CODE_OF = Object.fromEntries(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]))
+
+/** What each error status means here, beyond its code (docs/api.md). */
+const MEANING: Record<number, string> = {
+  400: 'a query parameter, header or body that cannot be read; a detail names it',
+  401: 'no access token, or one that is not valid (RFC 6750 §3)',
+  403: 'the token lacks a scope (insufficient_scope), or the record belongs to another organization',
+  404: 'no such record, or an id of the wrong shape',
+  405: 'the path does not answer this method; Allow lists those it does. The resource, search and stored-query paths answer so for every method they do not list',
+  408: 'the request body stopped arriving for 5 s',
+  409: 'a unique field is taken, or other records still refer to this one; a detail names them',
+  412: 'If-Match names an ETag the record no longer has; nothing changed',
+  413: 'the request body is larger than 1 MiB (64 KiB for a QUERY)',
+  414: 'the request target (path and query string) is longer than 8,192 characters',
+  415: 'the body is not of a media type this operation reads',
+  422: 'the body is well-formed but not valid; a detail per field',
+  429: 'the rate limit is spent; try again after Retry-After seconds',
+  500: 'the server could not complete the request (no details are given)',
+  503: 'the query did not finish within its time budget; try again after Retry-After seconds',
+}
+
+/** The headers of an error status beyond the edge's. */
+function errorHeaders(status: number): Record<string, JsonObject> {
+  switch (status) {
+    case 401:
+      return { 'WWW-Authenticate': inlineHeader('RFC 6750 §3: the Bearer challenge', true) }
+    case 403:
+      return {
+        'WWW-Authenticate': inlineHeader(
+          'RFC 6750 §3.1: with error="insufficient_scope" and the scope',
+          false,
+        ),
+      }
+    case 405:
+      return headerRefs('Allow')
+    case 415:
+      return { 'Accept-Query': inlineHeader('The query formats, on a QUERY (RFC 10008 §2)', false) }
+    case 429:
+    case 503:
+      return headerRefs('Retry-After')
+    default:
+      return {}
+  }
+}
+
+/** A response with the contract's error body, for `status`. */
+export function errorResponse(status: number): JsonObject {
+  return {
+    description: `${CODE_OF[status]}: ${MEANING[status] ?? 'see docs/api.md'}`,
+    headers: errorHeaders(status),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }
+}
+
+/** References to the error responses of components/responses, by status. */
+export const errorRefs = (...statuses: number[]): Record<string, JsonObject> =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]))
+
+/** The statuses of the component responses a set of paths refers to. */
+export function referencedErrors(paths: unknown): number[] {
+  const statuses = new Set<number>()
+  for (const match of JSON.stringify(paths).matchAll(/"#\/components\/responses\/E(\d{3})"/g))
+    statuses.add(Number(match[1]))
+  return [...statuses].sort()
+}
