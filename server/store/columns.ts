@@ -20,6 +20,8 @@ type Row = Record<string, unknown>
 export function fromColumn(field: Field, value: unknown): unknown {
   if (value === null || value === undefined) return null
   if (field.kind === 'boolean') return value === 1 || value === true
+  // PostgreSQL's bigint arrives as a string (Bun.sql); the field's values are safe integers.
+  if (field.kind === 'integer' && typeof value === 'string') return Number(value)
   if (field.kind === 'json') return JSON.parse(value as string)
   return value
 }

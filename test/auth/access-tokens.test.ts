@@ -28,10 +28,10 @@ afterAll(() => server.stop())
 const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } })
 
 /** The live signing key, as stored in the `signing_keys` table. */
-function signingKey(): { kid: string; privateJwk: JWK; publicJwk: JWK } {
-  const row = server.db
-    .query('SELECT kid, private_jwk, public_jwk FROM signing_keys WHERE retired_at IS NULL')
-    .get() as { kid: string; private_jwk: string; public_jwk: string }
+async function signingKey(): Promise<{ kid: string; privateJwk: JWK; publicJwk: JWK }> {
+  const row = (await server.sql.get(
+    'SELECT kid, private_jwk, public_jwk FROM signing_keys WHERE retired_at IS NULL',
+  )) as { kid: string; private_jwk: string; public_jwk: string }
   return { kid: row.kid, privateJwk: JSON.parse(row.private_jwk), publicJwk: JSON.parse(row.public_jwk) }
 }
 
@@ -51,7 +51,7 @@ function validClaims(): JWTPayload {
 }
 
 async function signWithRealKey(claims: JWTPayload, header: Record<string, unknown> = {}): Promise<string> {
-  const { kid, privateJwk } = signingKey()
+  const { kid, privateJwk } = await signingKey()
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid, ...header })
     .sign(await importJWK(privateJwk, 'ES256'))
@@ -62,7 +62,7 @@ const b64json = (value: unknown) => encodeBase64urlNoPadding(new TextEncoder().e
 describe('access tokens from the token endpoint', () => {
   it('are ES256 JWTs typed at+jwt with the key id of a published key', async () => {
     const header = decodeProtectedHeader(acme.token)
-    expect(header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: signingKey().kid })
+    expect(header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: (await signingKey()).kid })
   })
 
   it('carry issuer, audience, subject, client, scope, organization, an hour of life and a jti', async () => {
@@ -113,7 +113,7 @@ describe('a request with a forged or unusable access token', () => {
       async () => {
         const { privateKey } = await generateKeyPair('ES256')
         return new SignJWT(validClaims())
-          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: signingKey().kid })
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (await signingKey()).kid })
           .sign(privateKey)
       },
     ],
@@ -129,14 +129,14 @@ describe('a request with a forged or unusable access token', () => {
     [
       'with alg none',
       async () =>
-        `${b64json({ alg: 'none', typ: 'at+jwt', kid: signingKey().kid })}.${b64json(validClaims())}.`,
+        `${b64json({ alg: 'none', typ: 'at+jwt', kid: (await signingKey()).kid })}.${b64json(validClaims())}.`,
     ],
     [
       'HS256-signed with the public key as PEM',
       async () => {
-        const pem = await exportSPKI((await importJWK(signingKey().publicJwk, 'ES256')) as CryptoKey)
+        const pem = await exportSPKI((await importJWK((await signingKey()).publicJwk, 'ES256')) as CryptoKey)
         return new SignJWT(validClaims())
-          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: signingKey().kid })
+          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: (await signingKey()).kid })
           .sign(new TextEncoder().encode(pem))
       },
     ],
@@ -144,8 +144,8 @@ describe('a request with a forged or unusable access token', () => {
       'HS256-signed with the public JWK as JSON',
       async () =>
         new SignJWT(validClaims())
-          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: signingKey().kid })
-          .sign(new TextEncoder().encode(JSON.stringify(signingKey().publicJwk))),
+          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: (await signingKey()).kid })
+          .sign(new TextEncoder().encode(JSON.stringify((await signingKey()).publicJwk))),
     ],
     [
       'whose payload was switched to another organization',

@@ -116,7 +116,7 @@ describe('a role change reaches the tokens already issued', () => {
     const { token } = await org.login(org.member.email)
     expect((await create(token)).status).toBe(201)
     // The test's own connection to the database file stands for another process.
-    server.db.query("UPDATE users SET role = 'viewer' WHERE id = ?").run(org.member.id)
+    await server.sql.run("UPDATE users SET role = 'viewer' WHERE id = ?", org.member.id)
     await Bun.sleep(300)
     await expectForbidden(await create(token), 'write:products')
   })

@@ -84,7 +84,12 @@ describe('POST /oauth/token with grant_type=client_credentials', () => {
     const id = 'svc:1 +%/é&=?'
     const secret = 's3cr3t: with spaces+%&/é"\\'
     const hash = encodeHexLowerCase(sha256(new TextEncoder().encode(secret)))
-    server.db.query('UPDATE oauth_clients SET id = ?, secret_hash = ? WHERE id = ?').run(id, hash, special.id)
+    await server.sql.run(
+      'UPDATE oauth_clients SET id = ?, secret_hash = ? WHERE id = ?',
+      id,
+      hash,
+      special.id,
+    )
     const response = await withBasic({ grant_type: 'client_credentials' }, { id, secret })
     expect(response.status).toBe(200)
     const post = await token({ grant_type: 'client_credentials', client_id: id, client_secret: secret })

@@ -62,10 +62,11 @@ afterAll(async () => {
 })
 
 /** Makes the server believe `ms` passed since the last poll of every device code. */
-function elapse(ms: number): void {
-  server.db
-    .query('UPDATE oauth_device_codes SET last_polled_at = ? WHERE last_polled_at IS NOT NULL')
-    .run(new Date(Date.now() - ms).toISOString())
+async function elapse(ms: number): Promise<void> {
+  await server.sql.run(
+    'UPDATE oauth_device_codes SET last_polled_at = ? WHERE last_polled_at IS NOT NULL',
+    new Date(Date.now() - ms).toISOString(),
+  )
 }
 
 /**
@@ -99,7 +100,7 @@ async function deviceLogin(options: {
       waits += 1
       // Fail fast instead of polling until the code expires when the approval never lands.
       if (waits > 6) throw new Error('still not approved after 6 polls')
-      elapse(waits === options.shortWait ? 1000 : ms)
+      await elapse(waits === options.shortWait ? 1000 : ms)
       if (waits === options.answerAt)
         await answerInBrowser(browser, `${server.url}/device`, person, {
           userCode,

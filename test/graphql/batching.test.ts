@@ -1,6 +1,6 @@
-import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLineItem, createOrder, createProduct, createUser } from '../rest/fixtures.ts'
+import { statementsOf as allStatementsOf } from '../support/backend.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { data, type Loose } from './support.ts'
 
@@ -20,26 +20,16 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 /**
- * The SQL statements run while `run` is under way. The test server runs in this process, so every
- * statement of the request goes through bun:sqlite's Database.prototype.query (the store never
- * prepares statements Loose other way).
+ * The statements that load records while `run` is under way. Authentication (key and revocation
+ * look-ups), the collection's Last-Modified (cached until the next write) and transaction control
+ * are the same for every request; the statements that load records are counted.
  */
 async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
-  const statements: string[] = []
-  const query = Database.prototype.query
-  Database.prototype.query = function (this: Database, sql: string) {
-    statements.push(sql)
-    return query.call(this, sql)
-  } as typeof query
-  try {
-    await run()
-  } finally {
-    Database.prototype.query = query
-  }
-  // Authentication (key and revocation look-ups) and the collection's Last-Modified (cached until
-  // the next write) are the same for every request; the statements that load records are counted.
-  return statements.filter(
-    (sql) => !/\b(oauth_\w+|signing_keys)\b|data_version|total_changes|max\(created_at\)/.test(sql),
+  return (await allStatementsOf(server.sql, run)).filter(
+    (sql) =>
+      !/\b(oauth_\w+|signing_keys)\b|data_version|total_changes|max\(created_at\)|^\s*(BEGIN|COMMIT|ROLLBACK|SELECT \$1)\b/i.test(
+        sql,
+      ),
   )
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLineItem, createOrder, createUser } from '../rest/fixtures.ts'
+import { onPostgres } from '../support/backend.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { subscribe, type Transport } from './subscriptions.ts'
 import { expectGraphQLError, graphql, type Loose, scopedToken } from './support.ts'
@@ -15,11 +16,13 @@ let orderEvents: string[]
 let firstEvent: string
 let userEvent: string
 
-const eventsOf = (resource: string) =>
+const eventsOf = async (resource: string) =>
   (
-    server.db
-      .query('SELECT id FROM events WHERE org_id = ? AND resource = ? ORDER BY created_at DESC, id DESC')
-      .all(acme.orgId, resource) as { id: string }[]
+    (await server.sql.all(
+      'SELECT id FROM events WHERE org_id = ? AND resource = ? ORDER BY created_at DESC, id DESC',
+      acme.orgId,
+      resource,
+    )) as { id: string }[]
   ).map((r) => r.id)
 
 beforeAll(async () => {
@@ -31,11 +34,12 @@ beforeAll(async () => {
   await createUser(acme)
   eventsOnly = await scopedToken(server, acme, ['read:events'])
   withOrders = await scopedToken(server, acme, ['read:events', 'read:orders'])
-  orderEvents = eventsOf('orders')
-  userEvent = eventsOf('users')[0]!
-  const oldest = server.db
-    .query('SELECT id FROM events WHERE org_id = ? ORDER BY rowid LIMIT 1')
-    .get(acme.orgId) as { id: string }
+  orderEvents = await eventsOf('orders')
+  userEvent = (await eventsOf('users'))[0]!
+  const oldest = (await server.sql.get(
+    `SELECT id FROM events WHERE org_id = ? ORDER BY ${onPostgres ? 'seq' : 'rowid'} LIMIT 1`,
+    acme.orgId,
+  )) as { id: string }
   firstEvent = oldest.id
 })
 afterAll(() => server.stop())
@@ -104,7 +108,7 @@ const transports: Transport[] = ['sse', 'ws']
 describe.each(transports)('subscription { events } over %s', (transport) => {
   it('replays and streams only events of collections the token may read', async () => {
     // Oldest first, as the log appends them; the log's first event is a user's, not among them.
-    const missed = eventsOf('orders').reverse()
+    const missed = (await eventsOf('orders')).reverse()
     const subscriber = subscribe(server, transport, withOrders, { after: firstEvent })
     const replayed = await subscriber.take(missed.length)
     await createUser(acme)

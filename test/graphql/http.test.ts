@@ -99,7 +99,7 @@ describe('GET /graphql', () => {
     expect(response.headers.get('allow')).toBe('POST')
     const body = (await response.json()) as GraphQLBody
     expectGraphQLError(body, 'BAD_USER_INPUT')
-    const users = server.db.query('SELECT count(*) AS n FROM users WHERE org_id = ?').get(acme.orgId) as {
+    const users = (await server.sql.get('SELECT count(*) AS n FROM users WHERE org_id = ?', acme.orgId)) as {
       n: number
     }
     expect(users.n).toBe(0)

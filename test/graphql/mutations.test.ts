@@ -179,7 +179,7 @@ describe('mutation validation: the same rules as REST', () => {
       expect(sent.status).toBe(400)
       expectGraphQLError(sent.body, 'BAD_USER_INPUT')
     }
-    expect(server.db.query("SELECT 1 FROM users WHERE email = 'ro@example.com'").get()).toBeNull()
+    expect(await server.sql.get("SELECT 1 FROM users WHERE email = 'ro@example.com'")).toBeNull()
   })
 
   it('reports a duplicate unique field as BAD_USER_INPUT with reason CONFLICT', async () => {
@@ -239,6 +239,6 @@ describe('mutation validation: the same rules as REST', () => {
     // The second fails (the e-mail is taken); its non-null result nulls `data`, but the first stays.
     expect(sent.body.data).toBeNull()
     expect(sent.body.errors?.[0]?.path).toEqual(['b'])
-    expect(server.db.query('SELECT name FROM users WHERE email = ?').all(email)).toEqual([{ name: 'A' }])
+    expect(await server.sql.all('SELECT name FROM users WHERE email = ?', email)).toEqual([{ name: 'A' }])
   })
 })

@@ -34,10 +34,11 @@ const start = (scope = 'read:orders write:orders') =>
 const poll = (deviceCode: string, clientId = CLI_CLIENT_ID) =>
   postForm(server, '/oauth/token', { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId })
 /** Forgets the last poll, so that the next one is not "too fast" without waiting 5 s in a test. */
-const forgetLastPoll = (deviceCode: string) =>
-  server.db
-    .query('UPDATE oauth_device_codes SET last_polled_at = NULL WHERE hash = ?')
-    .run(hashToken(deviceCode))
+const forgetLastPoll = async (deviceCode: string) =>
+  await server.sql.run(
+    'UPDATE oauth_device_codes SET last_polled_at = NULL WHERE hash = ?',
+    hashToken(deviceCode),
+  )
 
 describe('POST /oauth/device_authorization (RFC 8628 §3.1)', () => {
   it('answers a device code, an XXXX-XXXX user code, the verification URIs, 600 s and 5 s', async () => {
@@ -114,21 +115,23 @@ describe('polling the token endpoint (RFC 8628 §3.5)', () => {
     await expectOAuthError(await poll(device_code), 400, 'authorization_pending')
     const fast = await expectOAuthError(await poll(device_code), 400, 'slow_down')
     expect(fast.error_description).toContain('10 seconds')
-    const row = server.db
-      .query('SELECT interval FROM oauth_device_codes WHERE hash = ?')
-      .get(hashToken(device_code))
+    const row = await server.sql.get(
+      'SELECT interval FROM oauth_device_codes WHERE hash = ?',
+      hashToken(device_code),
+    )
     expect(row).toEqual({ interval: 10 })
     await expectOAuthError(await poll(device_code), 400, 'slow_down')
     expect(
-      server.db.query('SELECT interval FROM oauth_device_codes WHERE hash = ?').get(hashToken(device_code)),
+      await server.sql.get('SELECT interval FROM oauth_device_codes WHERE hash = ?', hashToken(device_code)),
     ).toEqual({ interval: 15 })
   })
 
   it('answers expired_token after expires_in', async () => {
     const { device_code } = await start()
-    server.db
-      .query("UPDATE oauth_device_codes SET expires_at = '2000-01-01T00:00:00.000Z' WHERE hash = ?")
-      .run(hashToken(device_code))
+    await server.sql.run(
+      "UPDATE oauth_device_codes SET expires_at = '2000-01-01T00:00:00.000Z' WHERE hash = ?",
+      hashToken(device_code),
+    )
     await expectOAuthError(await poll(device_code), 400, 'expired_token')
   })
 
@@ -138,7 +141,7 @@ describe('polling the token endpoint (RFC 8628 §3.5)', () => {
     const first = await poll(device_code)
     expect(first.status).toBe(200)
     expect(((await first.json()) as { scope: string }).scope).toBe('read:orders')
-    forgetLastPoll(device_code)
+    await forgetLastPoll(device_code)
     await expectOAuthError(await poll(device_code), 400, 'invalid_grant')
   })
 

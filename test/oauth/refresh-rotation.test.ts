@@ -46,7 +46,7 @@ describe('POST /oauth/token, grant_type=refresh_token', () => {
 
   it('stores refresh tokens only as hashes', async () => {
     const first = await login()
-    const rows = server.db.query('SELECT hash FROM oauth_refresh_tokens').all() as { hash: string }[]
+    const rows = (await server.sql.all('SELECT hash FROM oauth_refresh_tokens')) as { hash: string }[]
     expect(rows.map((r) => r.hash)).toContain(hashToken(first.refresh_token!))
     expect(JSON.stringify(rows)).not.toContain(first.refresh_token!)
   })
@@ -111,26 +111,26 @@ describe('refresh token bindings and limits', () => {
       password: 'correct horse battery',
     })
     const first = await login('demoted@acme.example', { scope: 'read:orders write:orders' })
-    server.db.query("UPDATE users SET role = 'viewer' WHERE id = ?").run(id)
+    await server.sql.run("UPDATE users SET role = 'viewer' WHERE id = ?", id)
     expect((await refresh(first.refresh_token!)).scope).toBe('read:orders')
   })
 
   it('expires after the idle time', async () => {
     const first = await login()
-    server.db
-      .query("UPDATE oauth_refresh_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE hash = ?")
-      .run(hashToken(first.refresh_token!))
+    await server.sql.run(
+      "UPDATE oauth_refresh_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE hash = ?",
+      hashToken(first.refresh_token!),
+    )
     expect(await oauthErrorOf(refresh(first.refresh_token!))).toBe('invalid_grant')
   })
 
   it('expires with its grant (the absolute lifetime), however recently it was rotated', async () => {
     const first = await login()
     const second = await refresh(first.refresh_token!)
-    server.db
-      .query(
-        "UPDATE oauth_grants SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = (SELECT grant_id FROM oauth_refresh_tokens WHERE hash = ?)",
-      )
-      .run(hashToken(second.refresh_token!))
+    await server.sql.run(
+      "UPDATE oauth_grants SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = (SELECT grant_id FROM oauth_refresh_tokens WHERE hash = ?)",
+      hashToken(second.refresh_token!),
+    )
     expect(await oauthErrorOf(refresh(second.refresh_token!))).toBe('invalid_grant')
   })
 
@@ -144,7 +144,7 @@ describe('refresh token bindings and limits', () => {
       password: 'correct horse battery',
     })
     const first = await login('leaving@acme.example')
-    server.db.query('DELETE FROM users WHERE id = ?').run(id)
+    await server.sql.run('DELETE FROM users WHERE id = ?', id)
     expect((await api(first.access_token)).status).toBe(401)
     expect(await oauthErrorOf(refresh(first.refresh_token!))).toBe('invalid_grant')
   })

@@ -246,11 +246,12 @@ describe('the code at the token endpoint (RFC 9700 §2.1.1, RFC 7636)', () => {
     const { verifier, challenge } = await pkce()
     const c = await code({ challenge })
     expect(
-      server.db.query('SELECT 1 FROM oauth_authorization_codes WHERE hash = ?').get(hashToken(c)),
+      await server.sql.get('SELECT 1 FROM oauth_authorization_codes WHERE hash = ?', hashToken(c)),
     ).not.toBeNull()
-    server.db
-      .query("UPDATE oauth_authorization_codes SET expires_at = '2000-01-01T00:00:00.000Z' WHERE hash = ?")
-      .run(hashToken(c))
+    await server.sql.run(
+      "UPDATE oauth_authorization_codes SET expires_at = '2000-01-01T00:00:00.000Z' WHERE hash = ?",
+      hashToken(c),
+    )
     const response = await redeem({
       code: c,
       code_verifier: verifier,

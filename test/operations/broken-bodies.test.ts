@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { connect } from 'node:net'
 import { createLogger } from '../../server/ops/logger.ts'
-import { countRows, createUser } from '../rest/fixtures.ts'
+import { createUser } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 
 // Request bodies that end early, stall or break their chunked framing, sent over raw sockets:
@@ -135,11 +135,17 @@ describe('POST /api/v1/orders without a token, with a body that never arrives in
     }
   })
 
-  it('answers 401 when the client half-closes after the 6 bytes (Host: x)', async () => {
-    const { text } = head('POST', '/api/v1/orders', { ...short, Host: 'x' })
-    const answer = await exchange(text + PARTIAL, { halfClose: true })
-    expect(answer.status).toBe(401)
-  })
+  // With the quota in Redis (npm run test:postgres) the edge awaits Redis before it answers, and
+  // Bun drops the answer to a connection the client half-closed in the meantime: the client sees
+  // the connection close instead of a 401 (docs/api.md, "Broken request bodies").
+  it.skipIf(process.env.API_TEST_REDIS_URL !== undefined)(
+    'answers 401 when the client half-closes after the 6 bytes (Host: x)',
+    async () => {
+      const { text } = head('POST', '/api/v1/orders', { ...short, Host: 'x' })
+      const answer = await exchange(text + PARTIAL, { halfClose: true })
+      expect(answer.status).toBe(401)
+    },
+  )
 })
 
 describe('a body that stops arriving, with a valid token', () => {
@@ -194,14 +200,14 @@ describe('a body that stops arriving, with a valid token', () => {
 
 describe('a body that ends early, with a valid token', () => {
   it('a half-closed connection after 6 of 1000 bytes is a 400 in the log, never a 500, and writes nothing', async () => {
-    const orders = countRows(server.db, 'orders')
+    const orders = await server.sql.count('orders')
     const { id, text } = head('POST', '/api/v1/orders', { ...bearer(), ...short })
     const answer = await exchange(text + PARTIAL, { halfClose: true })
     // Bun drops a half-closed connection: the 400 reaches the client only where it keeps it.
     if (answer.status !== undefined) expect(answer.status).toBe(400)
     expect(await logLine(id)).toMatchObject({ level: 'info', status: 400 })
     expect(errorLines(id)).toEqual([])
-    expect(countRows(server.db, 'orders')).toBe(orders)
+    expect(await server.sql.count('orders')).toBe(orders)
   })
 
   it('a malformed chunked body (zz\\r\\nabc\\r\\n0\\r\\n\\r\\n) is 400, logged as a client error', async () => {

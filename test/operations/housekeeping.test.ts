@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createUser } from '../../server/admin/users.ts'
 import { hashToken } from '../../server/crypto/token-hash.ts'
 import { createLogger } from '../../server/ops/logger.ts'
-import type { Database } from '../../server/store/sqlite/db.ts'
 import type { Store } from '../../server/store/store.ts'
 import { isoNow } from '../../shared/time.ts'
 import { JSON_TYPE, query } from '../query-method/support.ts'
+import type { TestSql } from '../support/backend.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
 const MINUTE = 60_000
@@ -15,12 +15,12 @@ const DAY = 24 * HOUR
 /** A short timer, so that a test sees several runs within a second. */
 const QUICKLY = { everyMs: 50, firstAfterMs: 50 }
 
-const count = (db: Database, sql: string, ...params: string[]) =>
-  (db.query(`SELECT count(*) AS n FROM ${sql}`).get(...params) as { n: number }).n
+const count = async (db: TestSql, sql: string, ...params: string[]) =>
+  Number(((await db.get(`SELECT count(*) AS n FROM ${sql}`, ...params)) as { n: number }).n)
 
-async function until(done: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
+async function until(done: () => Promise<boolean>, what: string, timeoutMs = 3_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
     await Bun.sleep(25)
   }
@@ -54,7 +54,7 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
   afterAll(() => server.stop())
 
   it('deletes every kind of expired row and keeps the live ones', async () => {
-    const { db, store } = server
+    const { sql: db, store } = server
     const tenant = await server.tenant()
     const { orgId, userId, clientId } = await oauthParties(store, 'Expiry')
     const now = Date.now()
@@ -68,7 +68,7 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
       })
       expect(response.status).toBe(201)
     }
-    db.run("UPDATE idempotency_keys SET created_at = ? WHERE key = 'key-old'", [isoNow(now - 25 * HOUR)])
+    await db.run("UPDATE idempotency_keys SET created_at = ? WHERE key = 'key-old'", isoNow(now - 25 * HOUR))
 
     const code = (name: string, expiresAt: number) =>
       store.codes.insert(
@@ -151,14 +151,17 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
     await result('result-live', now + 5 * MINUTE)
 
     const present = {
-      idempotencyKey: (key: string) => count(db, 'idempotency_keys WHERE key = ?', key) === 1,
-      code: (name: string) => count(db, 'oauth_authorization_codes WHERE hash = ?', hashToken(name)) === 1,
-      device: (name: string) => count(db, 'oauth_device_codes WHERE hash = ?', hashToken(name)) === 1,
-      grant: (id: string) => count(db, 'oauth_grants WHERE id = ?', id) === 1,
-      refresh: (name: string) => count(db, 'oauth_refresh_tokens WHERE hash = ?', hashToken(name)) === 1,
-      revocation: (jti: string) => count(db, 'oauth_revoked_tokens WHERE jti = ?', jti) === 1,
-      query: (id: string) => count(db, 'stored_queries WHERE id = ?', id) === 1,
-      result: (token: string) => count(db, 'query_results WHERE token_hash = ?', token) === 1,
+      idempotencyKey: async (key: string) => (await count(db, 'idempotency_keys WHERE key = ?', key)) === 1,
+      code: async (name: string) =>
+        (await count(db, 'oauth_authorization_codes WHERE hash = ?', hashToken(name))) === 1,
+      device: async (name: string) =>
+        (await count(db, 'oauth_device_codes WHERE hash = ?', hashToken(name))) === 1,
+      grant: async (id: string) => (await count(db, 'oauth_grants WHERE id = ?', id)) === 1,
+      refresh: async (name: string) =>
+        (await count(db, 'oauth_refresh_tokens WHERE hash = ?', hashToken(name))) === 1,
+      revocation: async (jti: string) => (await count(db, 'oauth_revoked_tokens WHERE jti = ?', jti)) === 1,
+      query: async (id: string) => (await count(db, 'stored_queries WHERE id = ?', id)) === 1,
+      result: async (token: string) => (await count(db, 'query_results WHERE token_hash = ?', token)) === 1,
     }
     const expired = [
       () => present.idempotencyKey('key-old'),
@@ -173,22 +176,25 @@ describe('housekeeping (every expiry on one timer, no request needed)', () => {
       () => present.query('qry_unused_31_days'),
       () => present.result('result-expired'),
     ]
-    await until(() => expired.every((isPresent) => !isPresent()), 'every expired row is gone')
+    await until(
+      async () => (await Promise.all(expired.map((isPresent) => isPresent()))).every((p) => !p),
+      'every expired row is gone',
+    )
     await Bun.sleep(200) // a few more runs, which must leave the rest alone
 
-    expect(present.idempotencyKey('key-new')).toBe(true)
-    expect(present.code('ac_expired_an_hour_ago')).toBe(true)
-    expect(present.code('ac_live')).toBe(true)
-    expect(present.device('dc_expired_an_hour_ago')).toBe(true)
-    expect(present.device('dc_live')).toBe(true)
-    expect(present.grant(justPastAbsolute.id)).toBe(true)
-    expect(present.grant(revokedJustNow.id)).toBe(true)
-    expect(present.grant(live.id)).toBe(true)
-    expect(present.refresh('rt_rotated_recently')).toBe(true)
-    expect(present.refresh('rt_live')).toBe(true)
-    expect(present.revocation('jti-live')).toBe(true)
-    expect(present.query('qry_used_yesterday')).toBe(true)
-    expect(present.result('result-live')).toBe(true)
+    expect(await present.idempotencyKey('key-new')).toBe(true)
+    expect(await present.code('ac_expired_an_hour_ago')).toBe(true)
+    expect(await present.code('ac_live')).toBe(true)
+    expect(await present.device('dc_expired_an_hour_ago')).toBe(true)
+    expect(await present.device('dc_live')).toBe(true)
+    expect(await present.grant(justPastAbsolute.id)).toBe(true)
+    expect(await present.grant(revokedJustNow.id)).toBe(true)
+    expect(await present.grant(live.id)).toBe(true)
+    expect(await present.refresh('rt_rotated_recently')).toBe(true)
+    expect(await present.refresh('rt_live')).toBe(true)
+    expect(await present.revocation('jti-live')).toBe(true)
+    expect(await present.query('qry_used_yesterday')).toBe(true)
+    expect(await present.result('result-live')).toBe(true)
   })
 })
 
@@ -210,27 +216,27 @@ describe('housekeeping work per run', () => {
       .filter((n) => n !== undefined)
 
   it('deletes at most the limit of each kind per run, leaving the rest to later runs', async () => {
-    const { db, store } = server
+    const { sql: db, store } = server
     const org = await store.orgs.create('Bounded')
     const now = Date.now()
     await store.transaction(async (tx) => {
       for (let i = 0; i < 7; i++) await tx.revocations.revoke(`jti-${i}`, org.id, now - MINUTE, now - HOUR)
     })
 
-    await until(() => count(db, 'oauth_revoked_tokens') === 0, 'every revocation is gone')
+    await until(async () => (await count(db, 'oauth_revoked_tokens')) === 0, 'every revocation is gone')
     expect(runs('revokedTokens')).toEqual([3, 3, 1])
   })
 
   it('logs a kind that fails, goes on with the others, and tries it again on the next run', async () => {
-    const { db, store } = server
+    const { sql: db, store } = server
     const org = await store.orgs.create('Failing')
     const now = Date.now()
-    db.run('ALTER TABLE oauth_revoked_tokens RENAME TO revoked_elsewhere')
-    db.run(
+    await db.run('ALTER TABLE oauth_revoked_tokens RENAME TO revoked_elsewhere')
+    await db.run(
       'INSERT INTO revoked_elsewhere (jti, org_id, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
       ['jti-while-failing', org.id, isoNow(now - MINUTE), isoNow(now - HOUR), isoNow(now - HOUR)],
     )
-    const failed = () =>
+    const failed = async () =>
       lines.some(
         (line) => line.level === 'error' && line.job === 'housekeeping' && line.kind === 'revokedTokens',
       )
@@ -247,10 +253,13 @@ describe('housekeeping work per run', () => {
       },
       now - 31 * DAY,
     )
-    await until(() => count(db, 'stored_queries') === 0, 'the other kinds are still purged')
+    await until(async () => (await count(db, 'stored_queries')) === 0, 'the other kinds are still purged')
 
-    db.run('ALTER TABLE revoked_elsewhere RENAME TO oauth_revoked_tokens')
-    await until(() => count(db, 'oauth_revoked_tokens') === 0, 'the kind is purged once it works again')
+    await db.run('ALTER TABLE revoked_elsewhere RENAME TO oauth_revoked_tokens')
+    await until(
+      async () => (await count(db, 'oauth_revoked_tokens')) === 0,
+      'the kind is purged once it works again',
+    )
   })
 })
 
@@ -269,7 +278,7 @@ describe('a stored query past its 30 days that housekeeping has not reached yet'
     const location = first.headers.get('location')!
     expect((await tenant.fetch(location)).status).toBe(200)
 
-    server.db.run('UPDATE stored_queries SET updated_at = ?', [isoNow(Date.now() - 31 * DAY)])
+    await server.sql.run('UPDATE stored_queries SET updated_at = ?', [isoNow(Date.now() - 31 * DAY)])
     const expired = await tenant.fetch(location)
     expect(expired.status).toBe(404)
     expect(((await expired.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND')

@@ -91,7 +91,7 @@ describe('a 500', () => {
     await createPost(tenant)
     lines.length = 0
     // Break the server's database under it: its next read of posts fails inside SQLite.
-    server.db.run('ALTER TABLE comments RENAME TO comments_moved_away')
+    await server.sql.run('ALTER TABLE comments RENAME TO comments_moved_away')
     try {
       const response = await tenant.fetch('/api/v2/comments', { headers: { 'X-Request-Id': 'boom-1' } })
       expect(response.status).toBe(500)
@@ -108,7 +108,7 @@ describe('a 500', () => {
       expect(cause.error.stack).toContain('.ts')
       expect(errors.find((l) => l.msg === 'request')).toMatchObject({ status: 500 })
     } finally {
-      server.db.run('ALTER TABLE comments_moved_away RENAME TO comments')
+      await server.sql.run('ALTER TABLE comments_moved_away RENAME TO comments')
     }
   })
 })

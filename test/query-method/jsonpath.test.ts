@@ -136,16 +136,15 @@ describe('JSONPath bounds on what is evaluated in memory', () => {
   beforeAll(async () => {
     big = await server.tenant()
     const user = await createUser(big)
-    const insert = server.db.query(
+    const rows = Array.from({ length: 1100 }, (_, i) => {
+      const at = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString()
+      return [newId('ord'), big.orgId, user.id, i % 2 === 0 ? 'paid' : 'pending', i, at, at]
+    })
+    await server.sql.run(
       `INSERT INTO orders (id, org_id, user_id, status, amount, currency, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'EUR', ?, ?)`,
+       VALUES ${rows.map(() => "(?, ?, ?, ?, ?, 'EUR', ?, ?)").join(', ')}`,
+      ...rows.flat(),
     )
-    server.db.transaction(() => {
-      for (let i = 0; i < 1100; i++) {
-        const at = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString()
-        insert.run(newId('ord'), big.orgId, user.id, i % 2 === 0 ? 'paid' : 'pending', i, at, at)
-      }
-    })()
   })
 
   it('pages a filter that runs in SQL through any number of records', async () => {

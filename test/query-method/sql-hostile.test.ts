@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { createOrder, type Entity } from '../rest/fixtures.ts'
+import { onPostgres } from '../support/backend.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { ids, query, queryPage, SQL, seedOrders } from './support.ts'
 
@@ -19,21 +20,32 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-/** Everything a hostile body could change: the schema, every table's row count, the schema version. */
-function snapshot(): string {
-  const tables = server.db
-    .query(
-      "SELECT name, sql FROM sqlite_schema WHERE type IN ('table', 'index', 'trigger', 'view') ORDER BY name",
-    )
-    .all() as { name: string; sql: string | null }[]
-  const counts = tables
-    .filter(
-      (t) =>
-        !t.name.includes('_fts') && !t.name.startsWith('sqlite_') && (t.sql ?? '').startsWith('CREATE TABLE'),
-    )
-    .filter((t) => !['stored_queries', 'query_results'].includes(t.name))
-    .map((t) => [t.name, (server.db.query(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n])
-  const version = server.db.query('PRAGMA user_version').get()
+/**
+ * Everything a hostile body could change: the schema, every table's row count, the schema
+ * version, read from the server's own catalogue (SQLite's sqlite_schema, PostgreSQL's pg_catalog).
+ */
+async function snapshot(): Promise<string> {
+  const tables = onPostgres
+    ? await server.sql.all<{ name: string; kind: string }>(
+        `SELECT c.relname AS name, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'public' ORDER BY c.relname`,
+      )
+    : await server.sql.all<{ name: string; sql: string | null }>(
+        "SELECT name, sql FROM sqlite_schema WHERE type IN ('table', 'index', 'trigger', 'view') ORDER BY name",
+      )
+  const isTable = (t: { name: string; kind?: string; sql?: string | null }) =>
+    onPostgres
+      ? t.kind === 'r'
+      : !t.name.includes('_fts') && !t.name.startsWith('sqlite_') && (t.sql ?? '').startsWith('CREATE TABLE')
+  const counts = await Promise.all(
+    tables
+      .filter(isTable)
+      .filter((t) => !['stored_queries', 'query_results'].includes(t.name))
+      .map(async (t) => [t.name, await server.sql.count(t.name)]),
+  )
+  const version = onPostgres
+    ? await server.sql.all('SELECT version FROM schema_migrations ORDER BY version')
+    : await server.sql.get('PRAGMA user_version')
   return JSON.stringify({ tables, counts, version })
 }
 
@@ -133,7 +145,7 @@ const hostile: { name: string; sql: string; status?: number }[] = [
 describe('QUERY with a hostile application/sql body', () => {
   for (const c of hostile) {
     it(`${c.name}: ${c.status ?? 422}, quickly, and nothing changes`, async () => {
-      const before = snapshot()
+      const before = await snapshot()
       const started = performance.now()
       const response = await query(acme, '/api/v1/orders', SQL, c.sql)
       const text = await response.text()
@@ -144,12 +156,12 @@ describe('QUERY with a hostile application/sql body', () => {
       expect(text).not.toMatch(
         /SQLITE_[A-Z]|CREATE TABLE \w+ \(|secret_hash|private_jwk|no such (table|column)/,
       )
-      expect(snapshot()).toBe(before)
+      expect(await snapshot()).toBe(before)
     })
   }
 
   it('reads a comment as a comment: what follows -- never runs', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const page = await queryPage(
       acme,
       '/api/v1/orders',
@@ -157,7 +169,7 @@ describe('QUERY with a hostile application/sql body', () => {
       "SELECT id FROM orders WHERE status = 'paid' -- ; DROP TABLE orders",
     )
     expect(ids(page)).toEqual(orders.filter((o) => o.status === 'paid').map((o) => o.id))
-    expect(snapshot()).toBe(before)
+    expect(await snapshot()).toBe(before)
   })
 
   it("never shows another organization's records, whatever the WHERE", async () => {
@@ -233,7 +245,7 @@ const SQL_WORDS = [
 
 describe('QUERY with generated SQL (fast-check)', () => {
   it('answers 200, 400 or 422 to any sequence of SQL words, quickly, and changes nothing', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.constantFrom(...SQL_WORDS), { minLength: 1, maxLength: 24 }),
@@ -249,6 +261,6 @@ describe('QUERY with generated SQL (fast-check)', () => {
       ),
       { numRuns: 150 },
     )
-    expect(snapshot()).toBe(before)
+    expect(await snapshot()).toBe(before)
   })
 })

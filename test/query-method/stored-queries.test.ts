@@ -59,11 +59,11 @@ describe('QUERY answers Location (stored query) and Content-Location (stored res
   })
 
   it('stores nothing for a QUERY that fails', async () => {
-    const before = (server.db.query('SELECT count(*) AS n FROM stored_queries').get() as { n: number }).n
+    const before = ((await server.sql.get('SELECT count(*) AS n FROM stored_queries')) as { n: number }).n
     expect((await query(acme, '/api/v1/orders', SQL, 'SELECT * FROM users')).status).toBe(422)
     const limited = await server.tenant({ scope: ['read:users'] })
     expect((await query(limited, '/api/v1/orders', SQL, 'SELECT * FROM orders')).status).toBe(403)
-    expect((server.db.query('SELECT count(*) AS n FROM stored_queries').get() as { n: number }).n).toBe(
+    expect(((await server.sql.get('SELECT count(*) AS n FROM stored_queries')) as { n: number }).n).toBe(
       before,
     )
   })
@@ -158,7 +158,7 @@ describe('GET on a stored result (Content-Location)', () => {
       'content-location',
     )!
     await expectError(await other.fetch(resultPath), 403, 'FORBIDDEN')
-    server.db.run("UPDATE query_results SET expires_at = '2000-01-01T00:00:00.000Z'")
+    await server.sql.run("UPDATE query_results SET expires_at = '2000-01-01T00:00:00.000Z'")
     await expectError(await acme.fetch(resultPath), 404, 'NOT_FOUND')
   })
 
@@ -185,7 +185,7 @@ describe('GET on a stored result (Content-Location)', () => {
       .get('content-location')!
       .split('/')
       .at(-1)!
-    const rows = server.db.query('SELECT token_hash FROM query_results').all() as { token_hash: string }[]
+    const rows = (await server.sql.all('SELECT token_hash FROM query_results')) as { token_hash: string }[]
     expect(rows.length).toBeGreaterThan(0)
     expect(rows.some((r) => r.token_hash === token)).toBe(false)
     expect(orders.length).toBeGreaterThan(0)

@@ -22,9 +22,9 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 /** What the database holds about a record: its row and how many events name it. */
-function stored(table: string, id: string) {
-  const row = server.db.query(`SELECT * FROM ${table} WHERE id = ?`).get(id)
-  const { n } = server.db.query('SELECT count(*) AS n FROM events WHERE resource_id = ?').get(id) as {
+async function stored(table: string, id: string) {
+  const row = await server.sql.get(`SELECT * FROM ${table} WHERE id = ?`, id)
+  const { n } = (await server.sql.get('SELECT count(*) AS n FROM events WHERE resource_id = ?', id)) as {
     n: number
   }
   return { row, events: n }
@@ -50,10 +50,10 @@ describe('If-Match on PUT, PATCH and DELETE /api/v1/orders/{id}', () => {
       const stale = await currentTag(path)
       const patched = await acme.fetch(path, { method: 'PATCH', json: { amount: 4321 } })
       expect(patched.status).toBe(200)
-      const before = stored('orders', order.id)
+      const before = await stored('orders', order.id)
       const response = await acme.fetch(path, { method, json: json(), headers: { 'If-Match': stale } })
       await expectError(response, 412, 'PRECONDITION_FAILED', ['If-Match'])
-      expect(stored('orders', order.id)).toEqual(before)
+      expect(await stored('orders', order.id)).toEqual(before)
       expect(await currentTag(path)).toBe(patched.headers.get('etag')!)
     })
 
@@ -66,7 +66,7 @@ describe('If-Match on PUT, PATCH and DELETE /api/v1/orders/{id}', () => {
         headers: { 'If-Match': await currentTag(path) },
       })
       expect(response.status).toBe(status)
-      expect(stored('orders', order.id).events).toBe(2)
+      expect((await stored('orders', order.id)).events).toBe(2)
     })
   }
 
@@ -86,7 +86,7 @@ describe('If-Match on PUT, PATCH and DELETE /api/v1/orders/{id}', () => {
         headers: { 'If-Match': header(await currentTag(path)) },
       })
       expect(response.status).toBe(status)
-      expect(stored('orders', order.id).events).toBe(status === 200 ? 2 : 1)
+      expect((await stored('orders', order.id)).events).toBe(status === 200 ? 2 : 1)
     })
   }
 
@@ -94,14 +94,14 @@ describe('If-Match on PUT, PATCH and DELETE /api/v1/orders/{id}', () => {
     const order = await createOrder(acme, { userId })
     const item = await createLineItem(acme, order.id)
     const path = `/api/v1/orders/${order.id}/line-items/${item.id}`
-    const before = stored('line_items', item.id)
+    const before = await stored('line_items', item.id)
     const stale = await acme.fetch(path, {
       method: 'PATCH',
       json: { quantity: 9 },
       headers: { 'If-Match': '"nope"' },
     })
     await expectError(stale, 412, 'PRECONDITION_FAILED', ['If-Match'])
-    expect(stored('line_items', item.id)).toEqual(before)
+    expect(await stored('line_items', item.id)).toEqual(before)
     const fresh = await acme.fetch(path, {
       method: 'PATCH',
       json: { quantity: 9 },

@@ -29,24 +29,26 @@ afterAll(() => server.stop())
 const httpDate = (iso: string) => new Date(iso).toUTCString()
 
 /** When the organization last changed one of `resources`, as the event log says. */
-function lastEvent(orgId: string, resources: string[]): string {
+async function lastEvent(orgId: string, resources: string[]): Promise<string> {
   const marks = resources.map(() => '?').join(', ')
-  const row = server.db
-    .query(`SELECT max(created_at) AS at FROM events WHERE org_id = ? AND resource IN (${marks})`)
-    .get(orgId, ...resources) as { at: string }
+  const row = (await server.sql.get(
+    `SELECT max(created_at) AS at FROM events WHERE org_id = ? AND resource IN (${marks})`,
+    orgId,
+    ...resources,
+  )) as { at: string }
   return row.at
 }
 
-const subjects: { name: string; path: () => string; lastModified: () => string }[] = [
+const subjects: { name: string; path: () => string; lastModified: () => Promise<string> }[] = [
   {
     name: 'a singleton',
     path: () => `/api/v1/orders/${order.id}`,
-    lastModified: () => order.updatedAt as string,
+    lastModified: async () => order.updatedAt as string,
   },
   {
     name: 'a nested singleton',
     path: () => `/api/v1/orders/${order.id}/line-items/${item.id}`,
-    lastModified: () => item.updatedAt as string,
+    lastModified: async () => item.updatedAt as string,
   },
   {
     name: 'a collection',
@@ -78,7 +80,7 @@ for (const subject of subjects) {
       const tag = response.headers.get('etag')!
       expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/)
       expect(tag).toBe(entityTag(text))
-      expect(response.headers.get('last-modified')).toBe(httpDate(subject.lastModified()))
+      expect(response.headers.get('last-modified')).toBe(httpDate(await subject.lastModified()))
       expect(response.headers.get('cache-control')).toBe('private, no-cache')
       expect(response.headers.get('vary')).toContain('Authorization')
       expect((await get(subject.path())).response.headers.get('etag')).toBe(tag)
@@ -177,7 +179,7 @@ describe('Last-Modified of a collection', () => {
       if (step === 'create') orderId = (await readJson(response)).id
       const now = await look('/api/v1/orders')
       expect(Date.parse(now.lastModified)).toBeGreaterThan(Date.parse(seen.at(-1)!.lastModified))
-      expect(now.lastModified).toBe(httpDate(lastEvent(fresh.orgId, ['orders'])))
+      expect(now.lastModified).toBe(httpDate(await lastEvent(fresh.orgId, ['orders'])))
       const stale = await fresh.fetch('/api/v1/orders', {
         headers: { 'If-Modified-Since': seen.at(-1)!.lastModified },
       })

@@ -137,10 +137,10 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
   afterAll(() => server.stop())
 
   /** The organization that owns a record, read from the table its id prefix names. */
-  function ownerOf(id: string): string | undefined {
+  async function ownerOf(id: string): Promise<string | undefined> {
     const resource = RESOURCES.find((r) => id.startsWith(`${r.prefix}_`))
     if (!resource) return undefined
-    const row = server.db.query(`SELECT org_id FROM ${resource.table} WHERE id = ?`).get(id) as {
+    const row = (await server.sql.get(`SELECT org_id FROM ${resource.table} WHERE id = ?`, id)) as {
       org_id: string
     } | null
     return row?.org_id
@@ -256,7 +256,7 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
             return
           }
           const data = body.data as { id?: string; record?: { id: string } }[]
-          for (const item of data) expect(ownerOf(item.record?.id ?? item.id!)).toBe(tenant.orgId)
+          for (const item of data) expect(await ownerOf(item.record?.id ?? item.id!)).toBe(tenant.orgId)
         }),
         { numRuns: 150 },
       )
@@ -317,7 +317,7 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
         if (response.status === 400) return
         for (const event of body.data as { id: string; resource: string }[]) {
           expect(event.resource).toBe('orders')
-          expect(ownerOf(event.id)).toBe(tenant.orgId)
+          expect(await ownerOf(event.id)).toBe(tenant.orgId)
         }
       }),
       { numRuns: 150 },

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import {
-  countRows,
   createLineItem,
   createOrder,
   createProduct,
@@ -30,7 +29,7 @@ describe('DELETE /api/v1/products', () => {
     await createProduct(t)
     const response = await t.fetch(`/api/v1/products${query}`, { method: 'DELETE' })
     await expectError(response, 400, 'BAD_REQUEST', ['confirm'])
-    expect(countRows(server.db, 'products', t.orgId)).toBe(1)
+    expect(await server.sql.count('products', t.orgId)).toBe(1)
   })
 
   it('rejects an unknown query parameter next to confirm with 400 naming it', async () => {
@@ -38,7 +37,7 @@ describe('DELETE /api/v1/products', () => {
     await createProduct(t)
     const response = await t.fetch('/api/v1/products?confirm=products&colour=red', { method: 'DELETE' })
     await expectError(response, 400, 'BAD_REQUEST', ['colour'])
-    expect(countRows(server.db, 'products', t.orgId)).toBe(1)
+    expect(await server.sql.count('products', t.orgId)).toBe(1)
   })
 
   it('deletes every product with confirm=products: 204, Deleted-Count, an empty list, one event each', async () => {
@@ -71,7 +70,7 @@ describe('DELETE /api/v1/products', () => {
     const response = await t.fetch('/api/v1/products?confirm=products', { method: 'DELETE' })
     expect(response.status).toBe(204)
     expect(response.headers.get('deleted-count')).toBe('510')
-    expect(countRows(server.db, 'products', t.orgId)).toBe(0)
+    expect(await server.sql.count('products', t.orgId)).toBe(0)
   }, 60_000)
 })
 
@@ -80,11 +79,11 @@ describe('DELETE /api/v1/users', () => {
     const t = await server.tenant()
     await createUser(t)
     await createOrder(t)
-    const events = countRows(server.db, 'events', t.orgId)
+    const events = await server.sql.count('events', t.orgId)
     const response = await t.fetch('/api/v1/users?confirm=users', { method: 'DELETE' })
     await expectError(response, 409, 'CONFLICT')
-    expect(countRows(server.db, 'users', t.orgId)).toBe(2)
-    expect(countRows(server.db, 'events', t.orgId)).toBe(events)
+    expect(await server.sql.count('users', t.orgId)).toBe(2)
+    expect(await server.sql.count('events', t.orgId)).toBe(events)
   })
 })
 
@@ -112,7 +111,7 @@ describe('DELETE /api/v1/orders/{id}/line-items', () => {
       method: 'DELETE',
     })
     await expectError(response, 400, 'BAD_REQUEST', ['confirm'])
-    expect(countRows(server.db, 'line_items', t.orgId)).toBe(1)
+    expect(await server.sql.count('line_items', t.orgId)).toBe(1)
   })
 })
 
@@ -125,7 +124,7 @@ describe('the delete:{collection} scope', () => {
     expect(error.error.details[0]!.message).toBe('requires delete:products')
     expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
     expect(response.headers.get('www-authenticate')).toContain('scope="delete:products"')
-    expect(countRows(server.db, 'products', limited.orgId)).toBe(1)
+    expect(await server.sql.count('products', limited.orgId)).toBe(1)
   })
 
   it('is enough on its own next to read access: delete:products deletes', async () => {

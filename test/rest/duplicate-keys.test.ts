@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { closedWithin, openRawSocket } from '../graphql/raw-socket.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { countRows, createOrder, createProduct, createUser, expectError, readJson } from './fixtures.ts'
+import { createOrder, createProduct, createUser, expectError, readJson } from './fixtures.ts'
 
 // I-JSON (RFC 7493 §2.3): a member name appears once per object. JSON.parse would keep the last
 // value and say nothing; the service answers 400 naming the member, before anything is written.
@@ -69,8 +69,8 @@ describe('REST bodies with a repeated member name', () => {
     '%s %s answers 400 BAD_REQUEST naming %s, and changes nothing',
     async (method, route, field, body) => {
       const path = route.replace(':order', orderId).replace(':product', productId)
-      const orders = countRows(server.db, 'orders')
-      const lineItems = countRows(server.db, 'line_items')
+      const orders = await server.sql.count('orders')
+      const lineItems = await server.sql.count('line_items')
       const records = () =>
         Promise.all(
           [`/api/v1/orders/${orderId}`, `/api/v1/products/${productId}`].map(async (p) =>
@@ -81,8 +81,8 @@ describe('REST bodies with a repeated member name', () => {
       const response = await send(method, path, body())
       const error = await expectError(response, 400, 'BAD_REQUEST', [field])
       expect(error.error.message).toContain(field)
-      expect(countRows(server.db, 'orders')).toBe(orders)
-      expect(countRows(server.db, 'line_items')).toBe(lineItems)
+      expect(await server.sql.count('orders')).toBe(orders)
+      expect(await server.sql.count('line_items')).toBe(lineItems)
       expect(await records()).toEqual(before)
     },
   )

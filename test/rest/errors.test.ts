@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { countRows, expectAllow, expectError } from './fixtures.ts'
+import { expectAllow, expectError } from './fixtures.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -81,10 +81,10 @@ describe('requests without a valid access token', () => {
   })
 
   it('creates nothing on an unauthenticated POST', async () => {
-    const before = countRows(server.db, 'users')
+    const before = await server.sql.count('users')
     const response = await server.fetch('/api/v1/users', withBody('POST'))
     expect(response.status).toBe(401)
-    expect(countRows(server.db, 'users')).toBe(before)
+    expect(await server.sql.count('users')).toBe(before)
   })
 
   it.each([

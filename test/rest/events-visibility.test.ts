@@ -20,13 +20,13 @@ let userEvent: string
 let lineItemEvent: string
 let newestOrderEventAt: string
 
-const eventsOf = (orgId: string, resource: string) =>
+const eventsOf = async (orgId: string, resource: string) =>
   (
-    server.db
-      .query(
-        'SELECT id, created_at FROM events WHERE org_id = ? AND resource = ? ORDER BY created_at DESC, id DESC',
-      )
-      .all(orgId, resource) as { id: string; created_at: string }[]
+    (await server.sql.all(
+      'SELECT id, created_at FROM events WHERE org_id = ? AND resource = ? ORDER BY created_at DESC, id DESC',
+      orgId,
+      resource,
+    )) as { id: string; created_at: string }[]
   ).map((r) => ({ id: r.id, createdAt: r.created_at }))
 
 beforeAll(async () => {
@@ -42,11 +42,11 @@ beforeAll(async () => {
   await createUser(acme)
   eventsOnly = await clientOf(server, acme.orgId, ['read:events'])
   withOrders = await clientOf(server, acme.orgId, ['read:events', 'read:orders'])
-  const orders = eventsOf(acme.orgId, 'orders')
+  const orders = await eventsOf(acme.orgId, 'orders')
   orderEvents = orders.map((e) => e.id)
   newestOrderEventAt = orders[0]!.createdAt
-  userEvent = eventsOf(acme.orgId, 'users')[0]!.id
-  lineItemEvent = eventsOf(acme.orgId, 'line-items')[0]!.id
+  userEvent = (await eventsOf(acme.orgId, 'users'))[0]!.id
+  lineItemEvent = (await eventsOf(acme.orgId, 'line-items'))[0]!.id
 })
 afterAll(() => server.stop())
 

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import {
   addressBody,
-  countRows,
   createOrder,
   createPost,
   createProduct,
@@ -27,9 +26,9 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-const eventIds = (t: Tenant) =>
+const eventIds = async (t: Tenant) =>
   new Set(
-    (server.db.query('SELECT id FROM events WHERE org_id = ?').all(t.orgId) as { id: string }[]).map(
+    ((await server.sql.all('SELECT id FROM events WHERE org_id = ?', t.orgId)) as { id: string }[]).map(
       (r) => r.id,
     ),
   )
@@ -42,10 +41,10 @@ async function onlyEventOf(
   t: Tenant,
   write: () => Promise<Response>,
 ): Promise<{ event: Entity; response: Response }> {
-  const before = eventIds(t)
+  const before = await eventIds(t)
   const response = await write()
   expect(response.status).toBeLessThan(300)
-  const added = [...eventIds(t)].filter((id) => !before.has(id))
+  const added = [...(await eventIds(t))].filter((id) => !before.has(id))
   expect(added).toHaveLength(1)
   const fetched = await t.fetch(`/api/v1/events/${added[0]}`)
   expect(fetched.status).toBe(200)
@@ -161,9 +160,10 @@ describe('events of writes', () => {
 
   it('stores each event in the events table of the database', async () => {
     const user = await createUser(acme)
-    const row = server.db
-      .query('SELECT type, resource, resource_id, data, org_id FROM events WHERE resource_id = ?')
-      .get(user.id) as Record<string, string>
+    const row = (await server.sql.get(
+      'SELECT type, resource, resource_id, data, org_id FROM events WHERE resource_id = ?',
+      user.id,
+    )) as Record<string, string>
     expect(row).toEqual({
       type: 'user.created',
       resource: 'users',
@@ -206,12 +206,12 @@ describe('the event log is read-only', () => {
     'answers %s on one event with 405 and leaves it unchanged',
     async (method) => {
       const [event] = await listEvents(acme, 1)
-      const events = countRows(server.db, 'events')
+      const events = await server.sql.count('events')
       const response = await acme.fetch(`/api/v1/events/${event!.id}`, { method, json: { type: 'x.y' } })
       await expectError(response, 405, 'METHOD_NOT_ALLOWED')
       expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
       expect(await (await acme.fetch(`/api/v1/events/${event!.id}`)).json()).toEqual(event!)
-      expect(countRows(server.db, 'events')).toBe(events)
+      expect(await server.sql.count('events')).toBe(events)
     },
   )
 })

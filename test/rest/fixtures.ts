@@ -1,5 +1,4 @@
 import { expect } from 'bun:test'
-import type { Database } from '../../server/store/sqlite/db.ts'
 import type { Tenant } from '../support/server.ts'
 
 /** A record as the API returns it. */
@@ -71,14 +70,6 @@ export const addressBody = () => ({ line1: '1 Main St', city: 'Berlin', country:
 
 export async function createAddress(t: Tenant, userId: string, extra: Record<string, unknown> = {}) {
   return create(t, `/api/v1/users/${userId}/addresses`, { ...addressBody(), ...extra })
-}
-
-/** Rows of a table, optionally for one organization, read straight from the server's SQLite file. */
-export function countRows(db: Database, table: string, orgId?: string): number {
-  const row = orgId
-    ? db.query(`SELECT count(*) AS n FROM ${table} WHERE org_id = ?`).get(orgId)
-    : db.query(`SELECT count(*) AS n FROM ${table}`).get()
-  return (row as { n: number }).n
 }
 
 /** Asserts the contract's error body and returns it; `fields` are the details' fields, in order. */

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
+import { onPostgres } from '../support/backend.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { countRows, expectError, productBody, readJson } from './fixtures.ts'
+import { expectError, productBody, readJson } from './fixtures.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -38,10 +39,13 @@ interface KeyRow {
   status: number
 }
 
-const keyRow = (t: Tenant, key: string) =>
-  server.db
-    .query('SELECT * FROM idempotency_keys WHERE org_id = ? AND client_id = ? AND key = ?')
-    .get(t.orgId, t.clientId, key) as KeyRow | null
+const keyRow = async (t: Tenant, key: string) =>
+  (await server.sql.get(
+    'SELECT * FROM idempotency_keys WHERE org_id = ? AND client_id = ? AND key = ?',
+    t.orgId,
+    t.clientId,
+    key,
+  )) as KeyRow | null
 
 /** A client-credentials token of an existing client, narrowed to `scope`. */
 async function tokenOf(clientId: string, secret: string, scope: string): Promise<string> {
@@ -65,8 +69,8 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     expect(first.status).toBe(201)
     expect(first.headers.get('idempotent-replayed')).toBeNull()
     const firstText = await first.text()
-    const rows = countRows(server.db, 'products', acme.orgId)
-    const events = countRows(server.db, 'events', acme.orgId)
+    const rows = await server.sql.count('products', acme.orgId)
+    const events = await server.sql.count('events', acme.orgId)
 
     const again = await postProduct(acme, key, body)
     expect(again.status).toBe(201)
@@ -75,8 +79,8 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     const { 'idempotent-replayed': _, ...replayedHeaders } = headersOf(again)
     expect(replayedHeaders).toEqual(headersOf(first))
     expect(await again.text()).toBe(firstText)
-    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows)
-    expect(countRows(server.db, 'events', acme.orgId)).toBe(events)
+    expect(await server.sql.count('products', acme.orgId)).toBe(rows)
+    expect(await server.sql.count('events', acme.orgId)).toBe(events)
   })
 
   it('treats the same fields in another order as the same body', async () => {
@@ -92,48 +96,61 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
   it('answers 422 naming Idempotency-Key when the key comes back with another body, creating nothing', async () => {
     const key = newKey()
     expect((await postProduct(acme, key, productBody())).status).toBe(201)
-    const rows = countRows(server.db, 'products', acme.orgId)
+    const rows = await server.sql.count('products', acme.orgId)
     const response = await postProduct(acme, key, productBody())
     await expectError(response, 422, 'VALIDATION_ERROR', ['Idempotency-Key'])
-    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows)
+    expect(await server.sql.count('products', acme.orgId)).toBe(rows)
   })
 
   it('creates one record for concurrent requests with one key; the others replay its answer', async () => {
     const key = newKey()
     const body = productBody()
-    const rows = countRows(server.db, 'products', acme.orgId)
+    const rows = await server.sql.count('products', acme.orgId)
     const answers = await Promise.all(Array.from({ length: 12 }, () => postProduct(acme, key, body)))
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201))
     const ids = new Set(await Promise.all(answers.map(async (a) => (await readJson(a)).id)))
     expect(ids.size).toBe(1)
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1)
-    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows + 1)
+    expect(await server.sql.count('products', acme.orgId)).toBe(rows + 1)
   })
 
   it('commits the record and its stored answer together: when the answer cannot be kept, no record is made', async () => {
     // A trigger makes storing this key's answer fail, as a crash between the two would.
-    server.db.run(`CREATE TRIGGER refuse_answer_insert BEFORE INSERT ON idempotency_keys
-      WHEN NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'no room'); END`)
-    server.db.run(`CREATE TRIGGER refuse_answer_update BEFORE UPDATE ON idempotency_keys
-      WHEN NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'no room'); END`)
+    if (onPostgres) {
+      await server.sql.run(`CREATE FUNCTION refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL THEN RAISE EXCEPTION 'no room'; END IF;
+          RETURN NEW;
+        END $$`)
+      await server.sql.run(`CREATE TRIGGER refuse_answer BEFORE INSERT OR UPDATE ON idempotency_keys
+        FOR EACH ROW EXECUTE FUNCTION refuse_answer()`)
+    } else {
+      await server.sql.run(`CREATE TRIGGER refuse_answer_insert BEFORE INSERT ON idempotency_keys
+        WHEN NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'no room'); END`)
+      await server.sql.run(`CREATE TRIGGER refuse_answer_update BEFORE UPDATE ON idempotency_keys
+        WHEN NEW.key LIKE 'atomic-%' AND NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'no room'); END`)
+    }
     const key = `atomic-${newKey()}`
     const body = productBody()
-    const rows = countRows(server.db, 'products', acme.orgId)
-    const events = countRows(server.db, 'events', acme.orgId)
+    const rows = await server.sql.count('products', acme.orgId)
+    const events = await server.sql.count('events', acme.orgId)
     try {
       const failed = await postProduct(acme, key, body)
       expect(failed.status).toBe(500)
-      expect(countRows(server.db, 'products', acme.orgId)).toBe(rows)
-      expect(countRows(server.db, 'events', acme.orgId)).toBe(events)
+      expect(await server.sql.count('products', acme.orgId)).toBe(rows)
+      expect(await server.sql.count('events', acme.orgId)).toBe(events)
     } finally {
-      server.db.run('DROP TRIGGER refuse_answer_insert')
-      server.db.run('DROP TRIGGER refuse_answer_update')
+      if (onPostgres) await server.sql.run('DROP FUNCTION refuse_answer() CASCADE')
+      else {
+        await server.sql.run('DROP TRIGGER refuse_answer_insert')
+        await server.sql.run('DROP TRIGGER refuse_answer_update')
+      }
     }
     // Nothing was left pending: the retry performs the write, once.
     const retried = await postProduct(acme, key, body)
     expect(retried.status).toBe(201)
     expect(retried.headers.get('idempotent-replayed')).toBeNull()
-    expect(countRows(server.db, 'products', acme.orgId)).toBe(rows + 1)
+    expect(await server.sql.count('products', acme.orgId)).toBe(rows + 1)
     expect((await postProduct(acme, key, body)).headers.get('idempotent-replayed')).toBe('true')
   })
 
@@ -186,14 +203,14 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
   it('keeps no row for a request that failed', async () => {
     const key = newKey()
     await postProduct(acme, key, { ...productBody(), price: 'free' })
-    expect(keyRow(acme, key)).toBeNull()
+    expect(await keyRow(acme, key)).toBeNull()
   })
 
   it('frees the key of a request that failed validation, so a corrected retry creates the record', async () => {
     const key = newKey()
     const failed = await postProduct(acme, key, { ...productBody(), price: -1 })
     await expectError(failed, 422, 'VALIDATION_ERROR', ['price'])
-    expect(keyRow(acme, key)).toBeNull()
+    expect(await keyRow(acme, key)).toBeNull()
     const retried = await postProduct(acme, key, productBody())
     expect(retried.status).toBe(201)
     expect(retried.headers.get('idempotent-replayed')).toBeNull()
@@ -204,7 +221,7 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     expect((await postProduct(acme, newKey(), taken)).status).toBe(201)
     const key = newKey()
     await expectError(await postProduct(acme, key, { ...productBody(), sku: taken.sku }), 409, 'CONFLICT')
-    expect(keyRow(acme, key)).toBeNull()
+    expect(await keyRow(acme, key)).toBeNull()
     expect((await postProduct(acme, key, productBody())).status).toBe(201)
   })
 
@@ -218,7 +235,7 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     expect(response.headers.get('idempotent-replayed')).toBeNull()
     const theirs = await readJson(response)
     expect(theirs.id).not.toBe(mine.id)
-    expect(countRows(server.db, 'products', globex.orgId)).toBe(1)
+    expect(await server.sql.count('products', globex.orgId)).toBe(1)
   })
 
   it('keeps keys per client: another client of the same organization creates its own record', async () => {
@@ -263,7 +280,7 @@ describe('POST /api/v1/products with Idempotency-Key', () => {
     const body = productBody()
     const first = await readJson(await postProduct(acme, key, body))
     const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString()
-    server.db.query('UPDATE idempotency_keys SET created_at = ? WHERE key = ?').run(dayAgo, key)
+    await server.sql.run('UPDATE idempotency_keys SET created_at = ? WHERE key = ?', dayAgo, key)
     await acme.fetch(`/api/v1/products/${first.id}`, { method: 'DELETE' })
     const again = await postProduct(acme, key, body)
     expect(again.status).toBe(201)

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import {
-  countRows,
   createAddress,
   createComment,
   createLineItem,
@@ -98,19 +97,20 @@ describe('a record of another organization', () => {
       const record = made.get(globex)![collection]![0]!
       const path = `/api/v1/${collection}/${record.id}`
       const bodies = replacements[collection]!(record)
-      const before = server.db
-        .query(`SELECT * FROM ${collection.replace('-', '_')} WHERE id = ?`)
-        .get(record.id)
-      const events = countRows(server.db, 'events')
+      const before = await server.sql.get(
+        `SELECT * FROM ${collection.replace('-', '_')} WHERE id = ?`,
+        record.id,
+      )
+      const events = await server.sql.count('events')
       await expectError(await acme.fetch(path), 403, 'FORBIDDEN')
       expect((await acme.fetch(path, { method: 'HEAD' })).status).toBe(403)
       await expectError(await acme.fetch(path, { method: 'PATCH', json: bodies.patch }), 403, 'FORBIDDEN')
       await expectError(await acme.fetch(path, { method: 'PUT', json: bodies.put }), 403, 'FORBIDDEN')
       await expectError(await acme.fetch(path, { method: 'DELETE' }), 403, 'FORBIDDEN')
       expect(
-        server.db.query(`SELECT * FROM ${collection.replace('-', '_')} WHERE id = ?`).get(record.id),
+        await server.sql.get(`SELECT * FROM ${collection.replace('-', '_')} WHERE id = ?`, record.id),
       ).toEqual(before)
-      expect(countRows(server.db, 'events')).toBe(events)
+      expect(await server.sql.count('events')).toBe(events)
       expect(await (await globex.fetch(path)).json()).toEqual(record)
     })
   }
@@ -129,12 +129,18 @@ describe('a record of another organization', () => {
 describe('DELETE /api/v1/posts?confirm=posts', () => {
   it("deletes only the caller's posts and their comments", async () => {
     await createPost(globex)
-    const theirs = ['posts', 'comments'].map((table) => countRows(server.db, table, globex.orgId))
+    const theirs = await Promise.all(
+      ['posts', 'comments'].map((table) => server.sql.count(table, globex.orgId)),
+    )
     const response = await acme.fetch('/api/v1/posts?confirm=posts', { method: 'DELETE' })
     expect(response.status).toBe(204)
     expect(response.headers.get('deleted-count')).toBe(String(made.get(acme)!.posts!.length))
-    expect(['posts', 'comments'].map((table) => countRows(server.db, table, acme.orgId))).toEqual([0, 0])
-    expect(['posts', 'comments'].map((table) => countRows(server.db, table, globex.orgId))).toEqual(theirs)
+    expect(
+      await Promise.all(['posts', 'comments'].map((table) => server.sql.count(table, acme.orgId))),
+    ).toEqual([0, 0])
+    expect(
+      await Promise.all(['posts', 'comments'].map((table) => server.sql.count(table, globex.orgId))),
+    ).toEqual(theirs)
     expect(await list(globex, '/api/v1/posts')).toHaveLength(theirs[0]!)
   })
 })

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import {
   addressBody,
-  countRows,
   createAddress,
   createComment,
   createLineItem,
@@ -116,12 +115,12 @@ for (const f of families) {
     it('answers 403 FORBIDDEN when the parent belongs to another organization', async () => {
       const foreign = await f.makeParent(globex)
       const child = await f.makeChild(globex, foreign.id)
-      const before = countRows(server.db, f.child.replace('-', '_'))
+      const before = await server.sql.count(f.child.replace('-', '_'))
       await expectError(await acme.fetch(nested(foreign.id)), 403, 'FORBIDDEN')
       await expectError(await acme.fetch(nested(foreign.id, child.id)), 403, 'FORBIDDEN')
       const created = await acme.fetch(nested(foreign.id), { method: 'POST', json: await f.body(acme) })
       await expectError(created, 403, 'FORBIDDEN')
-      expect(countRows(server.db, f.child.replace('-', '_'))).toBe(before)
+      expect(await server.sql.count(f.child.replace('-', '_'))).toBe(before)
     })
 
     it('answers 404 when the parent does not exist or its id is malformed', async () => {
@@ -164,14 +163,14 @@ for (const f of families) {
 
     it('answers POST with 405 and Allow: children are created through their parent', async () => {
       const parent = await f.makeParent(acme)
-      const before = countRows(server.db, f.child.replace('-', '_'))
+      const before = await server.sql.count(f.child.replace('-', '_'))
       const response = await acme.fetch(`/api/v1/${f.child}`, {
         method: 'POST',
         json: { ...(await f.body(acme)), [f.parentField]: parent.id },
       })
       await expectError(response, 405, 'METHOD_NOT_ALLOWED')
       expectAllow(response, ['GET', 'HEAD', 'OPTIONS'], 'POST')
-      expect(countRows(server.db, f.child.replace('-', '_'))).toBe(before)
+      expect(await server.sql.count(f.child.replace('-', '_'))).toBe(before)
     })
   })
 }
@@ -185,9 +184,11 @@ describe('DELETE /api/v1/orders/{id}', () => {
     expect(response.status).toBe(204)
     for (const item of items)
       await expectError(await acme.fetch(`/api/v1/line-items/${item.id}`), 404, 'NOT_FOUND')
-    expect(server.db.query('SELECT count(*) AS n FROM line_items WHERE order_id = ?').get(order.id)).toEqual({
-      n: 0,
-    })
+    expect(await server.sql.get('SELECT count(*) AS n FROM line_items WHERE order_id = ?', order.id)).toEqual(
+      {
+        n: 0,
+      },
+    )
     const events = (await listEvents(acme)).slice(0, 3)
     expect(events.map((e) => e.type).sort()).toEqual([
       'line_item.deleted',
@@ -206,13 +207,13 @@ describe('DELETE /api/v1/users/{id}', () => {
     const user = await createUser(acme)
     const address = await createAddress(acme, user.id)
     await createOrder(acme, { userId: user.id })
-    const events = countRows(server.db, 'events', acme.orgId)
+    const events = await server.sql.count('events', acme.orgId)
     const response = await acme.fetch(`/api/v1/users/${user.id}`, { method: 'DELETE' })
     const error = await expectError(response, 409, 'CONFLICT')
     expect(error.error.details.map((d) => d.field)).toContain('orders')
     expect((await acme.fetch(`/api/v1/users/${user.id}`)).status).toBe(200)
     expect(await (await acme.fetch(`/api/v1/addresses/${address.id}`)).json()).toEqual(address)
-    expect(countRows(server.db, 'events', acme.orgId)).toBe(events)
+    expect(await server.sql.count('events', acme.orgId)).toBe(events)
   })
 
   it('deletes a user with only addresses, and the addresses with it', async () => {

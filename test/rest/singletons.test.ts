@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { countRows, createOrder, createProduct, expectAllow, expectError, readJson } from './fixtures.ts'
+import { createOrder, createProduct, expectAllow, expectError, readJson } from './fixtures.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -167,12 +167,12 @@ describe('PUT /api/v1/products/{id}', () => {
 describe('DELETE /api/v1/products/{id}', () => {
   it('answers 204 with an empty body, after which the record is 404', async () => {
     const product = await createProduct(acme)
-    const before = countRows(server.db, 'products', acme.orgId)
+    const before = await server.sql.count('products', acme.orgId)
     const response = await acme.fetch(`/api/v1/products/${product.id}`, { method: 'DELETE' })
     expect(response.status).toBe(204)
     expect(await response.text()).toBe('')
     expect(response.headers.get('content-type')).toBeNull()
-    expect(countRows(server.db, 'products', acme.orgId)).toBe(before - 1)
+    expect(await server.sql.count('products', acme.orgId)).toBe(before - 1)
     await expectError(await acme.fetch(`/api/v1/products/${product.id}`), 404, 'NOT_FOUND')
   })
 

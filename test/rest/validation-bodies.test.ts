@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import {
-  countRows,
-  createOrder,
-  createProduct,
-  createUser,
-  expectError,
-  productBody,
-  userBody,
-} from './fixtures.ts'
+import { createOrder, createProduct, createUser, expectError, productBody, userBody } from './fixtures.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -24,9 +16,9 @@ afterAll(() => server.stop())
 /** Runs a request that must fail and checks that no record and no event were written anywhere. */
 async function expectNothingStored(run: () => Promise<void>) {
   const tables = ['users', 'products', 'orders', 'line_items', 'events']
-  const before = tables.map((t) => countRows(server.db, t))
+  const before = await Promise.all(tables.map((t) => server.sql.count(t)))
   await run()
-  expect(tables.map((t) => countRows(server.db, t))).toEqual(before)
+  expect(await Promise.all(tables.map((t) => server.sql.count(t)))).toEqual(before)
 }
 
 const post = (t: Tenant, path: string, body: string, contentType: string | null) =>

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import {
   addressBody,
-  countRows,
   createOrder,
   createPost,
   createProduct,
@@ -208,9 +207,9 @@ function merge(body: Record<string, unknown>, patch: Record<string, unknown>) {
 
 /** Asserts that nothing at all was written: neither the table nor the event log changed. */
 async function expectNothingStored(table: string, run: () => Promise<void>) {
-  const before = [countRows(server.db, table), countRows(server.db, 'events')]
+  const before = [await server.sql.count(table), await server.sql.count('events')]
   await run()
-  expect([countRows(server.db, table), countRows(server.db, 'events')]).toEqual(before)
+  expect([await server.sql.count(table), await server.sql.count('events')]).toEqual(before)
 }
 
 for (const { resource, table, path, body, cases } of targets) {

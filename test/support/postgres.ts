@@ -124,6 +124,11 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       'full_page_writes=off',
       '-c',
       'max_connections=300',
+      // Lets a test count the statements a request ran (test/support/backend.ts, statementsOf).
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+      '-c',
+      'pg_stat_statements.track=all',
     ]),
     { stdout: 'ignore', stderr: 'pipe' },
   )

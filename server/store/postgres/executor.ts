@@ -16,7 +16,14 @@ const fieldOf = (column: string) => column.replace(/_([a-z])/g, (_, c: string) =
 function translated(error: unknown): never {
   const { errno, constraint } = (error ?? {}) as { errno?: string; constraint?: string }
   const unique = errno === '23505' ? /^\w+?_org_(\w+)_unique$/.exec(constraint ?? '') : null
-  throw unique ? new UniqueTakenError(fieldOf(unique[1]!)) : error
+  if (unique) throw new UniqueTakenError(fieldOf(unique[1]!))
+  // Bun.sql's errors come from the connection with no frames of ours: give the log the store's
+  // calls that led here (the async frames of where this error is rethrown).
+  if (error instanceof Error && !/\n\s+at /.test(error.stack ?? '')) {
+    const here = new Error().stack?.split('\n').slice(1).join('\n')
+    if (here) error.stack = `${error.name}: ${error.message}\n${here}`
+  }
+  throw error
 }
 
 /**

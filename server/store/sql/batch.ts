@@ -59,7 +59,8 @@ export async function selectChildPages(
     const where = whereClause(child, orgId, request.where, request.search, params)
     const sql =
       `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
-      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) ` +
+      // PostgreSQL before 16 requires the subquery's alias.
+      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) AS ranked ` +
       `WHERE page_rank <= ${params.add(request.limit)} ORDER BY page_rank`
     for (const row of (await x.all(sql, [...(params.values as SqlValue[])])) as Row[])
       entities.push(serializeRow(child, row))
