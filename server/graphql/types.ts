@@ -6,6 +6,7 @@ import {
   type GraphQLInputFieldConfigMap,
   GraphQLInputObjectType,
   GraphQLInt,
+  GraphQLInterfaceType,
   GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLScalarType,
@@ -27,6 +28,10 @@ export type LeafType = GraphQLScalarType | GraphQLEnumType
 /** The GraphQL types of a set of resource declarations, each built once. */
 export interface TypeKit {
   resources: readonly Resource[]
+  /** The collection whose records carry this id's prefix (`ord_...` is an order); undefined for none. */
+  resourceOf(id: string): Resource | undefined
+  /** `interface Node { id: ID! }`, which every record type implements. */
+  node: GraphQLInterfaceType
   /** The scalar or enum of a declared or system field (nullability not applied). */
   scalar(resource: Resource, field: string): LeafType
   object(resource: Resource): GraphQLObjectType<Entity, GraphQLContext>
@@ -47,6 +52,22 @@ const capitalized = (mode: InputMode) => mode.charAt(0).toUpperCase() + mode.sli
 
 export function createTypeKit(resources: readonly Resource[]): TypeKit {
   const byName = new Map(resources.map((r) => [r.name, r]))
+  const byPrefix = new Map(resources.map((r) => [r.prefix, r]))
+  const resourceOf = (id: string) => {
+    // A TypeID's suffix never holds `_`: the prefix is everything before the last one.
+    const cut = id.lastIndexOf('_')
+    return cut > 0 ? byPrefix.get(id.slice(0, cut)) : undefined
+  }
+  const node = new GraphQLInterfaceType({
+    name: 'Node',
+    description:
+      'A record of any collection. Its id names its type (the prefix before `_`), so `node(id:)` finds it (Relay global object identification).',
+    fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
+    resolveType: (entity: Entity) => {
+      const resource = resourceOf(String(entity.id))
+      return resource ? typeName(resource) : undefined
+    },
+  })
   const enums = new Map<string, GraphQLEnumType>()
   const objects = new Map<string, GraphQLObjectType<Entity, GraphQLContext>>()
   const connections = new Map<string, GraphQLObjectType<ConnectionSource, GraphQLContext>>()
@@ -170,6 +191,8 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
 
   const kit: TypeKit = {
     resources,
+    resourceOf,
+    node,
     scalar,
     object(resource) {
       let type = objects.get(resource.name)
@@ -177,6 +200,7 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
         type = new GraphQLObjectType<Entity, GraphQLContext>({
           name: typeName(resource),
           description: `A record of ${resource.name} (id prefix ${resource.prefix}_).`,
+          interfaces: [node],
           fields: () => objectFields(resource),
         })
         objects.set(resource.name, type)

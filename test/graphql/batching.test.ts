@@ -1,8 +1,7 @@
-import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLineItem, createOrder, createProduct, createUser } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { data, type Loose } from './support.ts'
+import { data, type Loose, statementsOf } from './support.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -18,30 +17,6 @@ beforeAll(async () => {
   }
 })
 afterAll(() => server.stop())
-
-/**
- * The SQL statements run while `run` is under way. The test server runs in this process, so every
- * statement of the request goes through bun:sqlite's Database.prototype.query (the store never
- * prepares statements Loose other way).
- */
-async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
-  const statements: string[] = []
-  const query = Database.prototype.query
-  Database.prototype.query = function (this: Database, sql: string) {
-    statements.push(sql)
-    return query.call(this, sql)
-  } as typeof query
-  try {
-    await run()
-  } finally {
-    Database.prototype.query = query
-  }
-  // Authentication (key and revocation look-ups) and the collection's Last-Modified (cached until
-  // the next write) are the same for every request; the statements that load records are counted.
-  return statements.filter(
-    (sql) => !/\b(oauth_\w+|signing_keys)\b|data_version|total_changes|max\(created_at\)/.test(sql),
-  )
-}
 
 const page = (first: number, total = '') => `{
   orders(first: ${first}) {

@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite'
 import { expect } from 'bun:test'
 import { KeyRing } from '../../server/auth/keys.ts'
 import { issueAccessToken } from '../../server/auth/tokens.ts'
@@ -118,4 +119,28 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
     if (Date.now() > until) throw new Error('condition not met in time')
     await Bun.sleep(20)
   }
+}
+
+/**
+ * The SQL statements run while `run` is under way. The test server runs in this process, so every
+ * statement of the request goes through bun:sqlite's Database.prototype.query (the store never
+ * prepares statements any other way).
+ */
+export async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = []
+  const query = Database.prototype.query
+  Database.prototype.query = function (this: Database, sql: string) {
+    statements.push(sql)
+    return query.call(this, sql)
+  } as typeof query
+  try {
+    await run()
+  } finally {
+    Database.prototype.query = query
+  }
+  // Authentication (key and revocation look-ups) and the collection's Last-Modified (cached until
+  // the next write) are the same for every request; the statements that load records are counted.
+  return statements.filter(
+    (sql) => !/\b(oauth_\w+|signing_keys)\b|data_version|total_changes|max\(created_at\)/.test(sql),
+  )
 }
