@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import fc from 'fast-check'
 import { typeName } from '../../server/graphql/names.ts'
+import { createTypeKit } from '../../server/graphql/types.ts'
+import { newId } from '../../shared/ids.ts'
 import { RESOURCES } from '../../shared/resources/index.ts'
 import {
   createAddress,
@@ -305,5 +308,37 @@ describe('search(q:, first:, after:)', () => {
     const first = await data(server, acme, query, { q: 'zephyr', first: 1 })
     const sent = await graphql(server, acme, query, { q: 'mug', after: first.search.pageInfo.endCursor })
     expectGraphQLError(sent.body, 'BAD_USER_INPUT', ['after'])
+  })
+})
+
+describe('ids as node reads them (properties)', () => {
+  const kit = createTypeKit(RESOURCES)
+  const prefixes = new Set(RESOURCES.map((r) => r.prefix))
+
+  it('names the collection of every id a collection makes, and none for another prefix', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...RESOURCES), fc.stringMatching(/^[a-z_]{0,10}$/), (resource, other) => {
+        expect(kit.resourceOf(newId(resource.prefix))).toBe(resource)
+        if (!prefixes.has(other)) expect(kit.resourceOf(newId(other))).toBeUndefined()
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('answers any string that is no record of the organization with null and NOT_FOUND, never INTERNAL', async () => {
+    const known = fc.constantFrom(...prefixes).map((p) => `${p}_`)
+    const id = fc.oneof(
+      fc.string(),
+      fc.tuple(known, fc.string()).map(([p, rest]) => p + rest),
+    )
+    await fc.assert(
+      fc.asyncProperty(id, async (value) => {
+        const sent = await graphql(server, acme, 'query($id: ID!) { node(id: $id) { id } }', { id: value })
+        expect(sent.status).toBe(200)
+        expect(sent.body.data).toEqual({ node: null })
+        expectGraphQLError(sent.body, 'NOT_FOUND')
+      }),
+      { numRuns: 60 },
+    )
   })
 })
