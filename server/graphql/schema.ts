@@ -14,6 +14,7 @@ import type { Entity } from '../resources/reads.ts'
 import { getRecord } from '../resources/reads.ts'
 import { listPage } from '../resources/related.ts'
 import { createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
+import { actionMutations } from './actions.ts'
 import { selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
@@ -139,6 +140,7 @@ export function buildSchema(resources: readonly Resource[] = RESOURCES): GraphQL
   for (const resource of resources) {
     queryFields(kit, resource, query)
     if (resource.writable) mutationFields(kit, resource, mutation)
+    actionMutations(kit, resource, mutation)
   }
   const events = resources.find((r) => r.name === 'events')
   return new GraphQLSchema({
