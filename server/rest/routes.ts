@@ -200,8 +200,8 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
         idempotencyKeyOf(request, url.pathname, body),
         () => authorizeWrite(principal, resource),
         async (tx) => {
-          const store = { ...engine, store: tx }
-          const entity = await runAction(store, principal, resource, action, params.id!, tags, represent)
+          const ctx = { ...engine, store: tx }
+          const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)
           return entityAnswer(200, represent(entity))
         },
       )
