@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
+import { actionCommand } from './commands/action.ts'
 import { login, logout, whoami } from './commands/auth.ts'
 import { graphql } from './commands/graphql.ts'
 import { list, listHelp } from './commands/list.ts'
@@ -109,6 +110,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .example('api delete orders ord_…')
     .example('api delete orders --status cancelled --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
+  actionCommand(cli, run)
   cli
     .command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body')
     .option('--sql <select>', 'application/sql: SELECT … FROM <collection> WHERE …')

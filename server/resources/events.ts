@@ -1,9 +1,10 @@
 import { newId } from '../../shared/ids.ts'
 import { events } from '../../shared/resources/events.ts'
-import type { Resource } from '../../shared/resources/index.ts'
+import type { Action, Resource } from '../../shared/resources/index.ts'
 import type { Tx } from '../store/store.ts'
 
-export type ChangeKind = 'created' | 'updated' | 'deleted'
+/** What happened to the record: a create, update or delete, or an action's past tense (`cancelled`). */
+export type ChangeKind = 'created' | 'updated' | 'deleted' | Action['past']
 
 /** Appends `<resource>.<change>` to the organization's event log; call inside the change's transaction. */
 export async function appendEvent(

@@ -40,6 +40,14 @@ export interface NewRecord {
   values: Record<string, unknown>
   now: string
 }
+
+/** An action's change of a state field: to `to`, from one of `from` (shared/resources/define.ts). */
+export interface StateChange {
+  field: string
+  from: readonly unknown[]
+  to: unknown
+}
+
 export interface ChildPagesRequest {
   where: Condition[]
   search?: string

@@ -13,11 +13,37 @@ export interface ResourceInput {
   /** Clients may create, change and delete records (false for the event log). */
   writable?: boolean
   fields: Record<string, Field>
+  /** Actions on one record (`POST /{collection}/{id}/{action}`), by name (`cancel`). */
+  actions?: Record<string, ActionInput>
+}
+
+/**
+ * An action moves a record from one state to another: it sets `field` to `to` when the field holds
+ * one of `from`, and answers 409 naming the current state otherwise.
+ */
+export interface ActionInput {
+  /** The field that holds the record's state (`status`, `published`). */
+  field: string
+  /** The states the action may start from. */
+  from: readonly (string | boolean)[]
+  /** The state it leaves the record in. */
+  to: string | boolean
+  /** The past tense, the event's change (`cancelled`, in `order.cancelled`). */
+  past: string
+  /** What it does, in a few words (OpenAPI's summary, GraphQL's description). */
+  summary: string
+}
+
+export interface Action extends ActionInput {
+  /** The path segment (`cancel`, `rotate-secret`). */
+  name: string
 }
 
 /** A resource declaration: the single source of truth routes, SQL, GraphQL and the CLI derive from. */
-export interface Resource extends Required<Omit<ResourceInput, 'parent'>> {
+export interface Resource extends Required<Omit<ResourceInput, 'parent' | 'actions'>> {
   parent?: { collection: string; field: string }
+  /** Its actions, in declaration order. */
+  actions: readonly Action[]
   table: string
   /** Scopes: `read:name`, `write:name`, and `delete:name` for bulk delete. */
   scopes: { read: string; write: string; delete: string }
@@ -63,5 +89,30 @@ export function defineResource(input: ResourceInput): Resource {
     callerDefaultFields: names.filter((n) => fields[n]!.defaultToCaller),
     privilegedFields: names.filter((n) => fields[n]!.privileged),
     eventName: snakeCase(input.singular),
+    actions: Object.entries(input.actions ?? {}).map(([name, action]) =>
+      checkedAction(input, { name, ...action }),
+    ),
   }
+}
+
+const ACTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+const CHANGES = ['created', 'updated', 'deleted']
+
+/** An action must name a state field of its resource and states that field can hold. */
+function checkedAction(input: ResourceInput, action: Action): Action {
+  const where = `${input.name} action ${action.name}`
+  const field = input.fields[action.field]
+  if (!ACTION_NAME.test(action.name)) throw new Error(`${where}: the name must be a lower-case path segment`)
+  if (input.writable === false) throw new Error(`${where}: ${input.name} is read-only`)
+  if (!field || (field.kind !== 'enum' && field.kind !== 'boolean'))
+    throw new Error(`${where}: ${action.field} must be an enum or boolean field`)
+  const states: readonly unknown[] = field.kind === 'enum' ? field.values! : [true, false]
+  for (const state of [...action.from, action.to])
+    if (!states.includes(state))
+      throw new Error(`${where}: ${String(state)} is not a state of ${action.field}`)
+  if (action.from.length === 0 || action.from.includes(action.to))
+    throw new Error(`${where}: it must start from at least one state other than ${String(action.to)}`)
+  if (!/^[a-z_]+$/.test(action.past) || CHANGES.includes(action.past))
+    throw new Error(`${where}: the past tense ${action.past} would not give an event type of its own`)
+  return action
 }
