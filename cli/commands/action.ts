@@ -19,7 +19,7 @@ export async function action(
 ): Promise<void> {
   if (collection.includes('/'))
     throw new UsageError(`api action takes a collection name, not "${collection}"`)
-  const target = parseTarget(collection, id)
+  const target = parseTarget(ctx.prefix, collection, id)
   const actions = target.resource.actions.map((a) => a.name)
   if (!actionOf(target.resource, name)) {
     const hint = suggest(name, actions)
