@@ -71,13 +71,14 @@ export function pushdown(resource: Resource, expression: unknown): Pushdown | un
   return undefined
 }
 
-type Field = NonNullable<ReturnType<typeof queryField>>
+/** A record field, and whether it is a member of a declared object (`@.actor.id`). */
+type Field = NonNullable<ReturnType<typeof queryField>> & { member?: true }
 
 /**
  * The record field a singular relative query names, if it is one the store holds: `@.name`, or
  * `@.object.key` for a member of a declared object (an event's `@.actor.id` is `actorId`).
  */
-function fieldOf(resource: Resource, node: unknown) {
+function fieldOf(resource: Resource, node: unknown): Field | undefined {
   if (!(node instanceof RelativeQuery)) return undefined
   const names: string[] = []
   for (const segment of node.path.segments) {
@@ -89,7 +90,8 @@ function fieldOf(resource: Resource, node: unknown) {
   const [first, key] = names
   if (names.length === 2 && Object.hasOwn(resource.objects, first!)) {
     const members = resource.objects[first!]!
-    return Object.hasOwn(members, key!) ? queryField(resource, members[key!]!) : undefined
+    const field = Object.hasOwn(members, key!) ? queryField(resource, members[key!]!) : undefined
+    return field && { ...field, member: true }
   }
   if (names.length !== 1) return undefined
   // JSON names only: `@.user_id` is not a key of the record, nor `@.actorId` (shown inside `actor`).
@@ -118,8 +120,9 @@ function compare(field: Field, op: Comparison, node: unknown): Pushdown | undefi
   if (!literal) return undefined
   const base = { kind: 'compare' as const, field: field.name }
   if (literal.value === null) {
-    // `@.x == null`; ordering against null is left to the filter itself.
-    if (op !== 'eq' && op !== 'ne') return undefined
+    // `@.x == null`; ordering against null is left to the filter itself. A member is null only
+    // where its object is, and then `@.actor.id` selects nothing, which no literal equals.
+    if ((op !== 'eq' && op !== 'ne') || field.member) return undefined
     return { condition: { ...base, op, value: null }, exact: true }
   }
   if (typeof literal.value !== JSON_TYPE[field.kind]) return undefined

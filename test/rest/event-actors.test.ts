@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { query as localQuery } from 'json-p3'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
+import { newId } from '../../shared/ids.ts'
 import { subscribe } from '../graphql/subscriptions.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
@@ -150,7 +152,7 @@ describe.each(['sse', 'ws'] as const)('subscription { events } over %s', (transp
       { types: ['post.created'], after: mark!.id as string },
       'subscription($types: [String!], $after: ID) { events(types: $types, after: $after) { resourceId actor { type id } requestId } }',
     )
-    const [event] = (await subscriber.take(1)) as unknown as Entity[]
+    const [event] = (await subscriber.take(1)) as unknown as Record<string, unknown>[]
     await subscriber.close()
     expect(event).toEqual({
       resourceId: post.id,
@@ -177,7 +179,7 @@ describe('actor_id filters the event log', () => {
 
   it('in a GET, echoed in filters', async () => {
     const response = await send(memberToken, 'GET', `/api/v2/events?actor_id=${org.member.id}&limit=100`)
-    const body = await readJson<{ data: Entity[]; filters: Entity }>(response)
+    const body = await readJson<{ data: Entity[]; filters: Record<string, unknown> }>(response)
     expect(ids(body.data)).toEqual(mine)
     expect(body.filters).toEqual({ actor_id: org.member.id })
   })
@@ -243,5 +245,43 @@ describe('actor_id filters the event log', () => {
     const response = await send(memberToken, 'GET', '/api/v2/events?actor_id=usr_nobody')
     expect(response.status).toBe(200)
     expect((await readJson<{ data: Entity[] }>(response)).data).toEqual([])
+  })
+})
+
+describe('JSONPath on actor selects what json-p3 selects from the same events', () => {
+  let all: Entity[]
+
+  beforeAll(async () => {
+    // An event from before actors were recorded: its actor and requestId are null.
+    const now = new Date().toISOString()
+    server.db.run(
+      "INSERT INTO events (id, org_id, type, resource, resource_id, data, created_at, updated_at) VALUES (?, ?, 'user.created', 'users', ?, '{}', ?, ?)",
+      [newId('evt'), org.orgId, org.member.id, now, now],
+    )
+    const response = await send(memberToken, 'GET', '/api/v2/events?limit=100')
+    all = (await readJson<{ data: Entity[] }>(response)).data
+    expect(all.some((e) => e.actor === null)).toBe(true)
+  })
+
+  it.each([
+    "$[?@.actor.id == 'MEMBER'].id",
+    "$[?@.actor.id != 'MEMBER'].id",
+    "$[?@.actor.type == 'system'].id",
+    "$[?!(@.actor.type == 'user')].id",
+    '$[?@.actor == null].id',
+    '$[?@.actor.id == null].id',
+    '$[?@.requestId == null].id',
+    "$[?@.actorId == 'MEMBER'].id",
+    '$[*].actor.type',
+  ])('%s (MEMBER: a user with events)', async (written) => {
+    const path = () => written.replace('MEMBER', org.member.id)
+    const response = await server.fetch('/api/v2/events', {
+      method: 'QUERY',
+      headers: { Authorization: `Bearer ${memberToken}`, 'Content-Type': 'application/jsonpath' },
+      body: path(),
+    })
+    expect(response.status).toBe(200)
+    const { data } = await readJson<{ data: unknown[] }>(response)
+    expect(data).toEqual(localQuery(path(), all as never).values())
   })
 })
