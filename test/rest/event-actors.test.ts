@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createClient as createWsClient } from 'graphql-ws'
 import { query as localQuery } from 'json-p3'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { newId } from '../../shared/ids.ts'
@@ -162,6 +163,30 @@ describe.each(['sse', 'ws'] as const)('subscription { events } over %s', (transp
   })
 })
 
+describe('a GraphQL mutation over WebSocket', () => {
+  it('records its actor, and no request id: the operation is not an HTTP request', async () => {
+    const client = createWsClient({
+      url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+      connectionParams: { Authorization: `Bearer ${memberToken}` },
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+    })
+    try {
+      const result = await client
+        .iterate<{ createPost: { id: string } }>({
+          query: 'mutation($input: CreatePostInput!) { createPost(input: $input) { id } }',
+          variables: { input: { authorId: org.member.id, title: 'Over a socket' } },
+        })
+        .next()
+      const id = result.value!.data!.createPost.id
+      const [created] = await eventsOf(memberToken, id)
+      expect(created).toMatchObject({ actor: { type: 'user', id: org.member.id }, requestId: null })
+    } finally {
+      await client.dispose()
+    }
+  })
+})
+
 describe('actor_id filters the event log', () => {
   let mine: string[]
 
@@ -203,6 +228,17 @@ describe('actor_id filters the event log', () => {
     expect(new Set(ids((await readJson<{ data: Entity[] }>(response)).data))).toEqual(new Set(mine))
   })
 
+  it('in a /search filter expression', async () => {
+    const filter = encodeURIComponent(`actor_id = '${org.member.id}'`)
+    const response = await send(
+      memberToken,
+      'GET',
+      `/api/v2/search?collection=events&filter=${filter}&limit=100`,
+    )
+    expect(response.status).toBe(200)
+    expect(ids((await readJson<{ data: Entity[] }>(response)).data)).toEqual(mine)
+  })
+
   it('not through JSONPath on actorId, which is not a key of an event', async () => {
     const response = await server.fetch('/api/v2/events', {
       method: 'QUERY',
@@ -236,9 +272,7 @@ describe('actor_id filters the event log', () => {
     })
     const nodes = (await readJson<{ data: { events: { nodes: Entity[] } } }>(response)).data.events.nodes
     expect(ids(nodes)).toEqual(mine)
-    expect(nodes.every((n) => (n.actor as Entity).type === 'user' && typeof n.requestId === 'string')).toBe(
-      true,
-    )
+    expect(nodes.every((n) => (n.actor as Entity).type === 'user' && n.requestId !== undefined)).toBe(true)
   })
 
   it('answers an unknown actor with an empty page, not an error', async () => {
