@@ -27,11 +27,21 @@ function cell(value: unknown): string {
 
 const MAX_CELL = 40
 
+/** A column's value: `actor.id` is the `id` of the record's `actor` (field names have no dot). */
+function valueAt(row: Record<string, unknown>, column: string): unknown {
+  const dot = column.indexOf('.')
+  if (dot === -1) return row[column]
+  const object = row[column.slice(0, dot)]
+  return object && typeof object === 'object'
+    ? (object as Record<string, unknown>)[column.slice(dot + 1)]
+    : null
+}
+
 /** A plain text table: one header row, columns padded, long cells cut with an ellipsis. */
 export function renderTable(rows: Record<string, unknown>[], columns: string[], color: boolean): string {
   if (rows.length === 0) return `${color ? kleur.dim('(no records)') : '(no records)'}\n`
   const cut = (s: string) => (s.length > MAX_CELL ? `${s.slice(0, MAX_CELL - 1)}…` : s)
-  const cells = rows.map((row) => columns.map((c) => cut(cell(row[c]))))
+  const cells = rows.map((row) => columns.map((c) => cut(cell(valueAt(row, c)))))
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)))
   const line = (values: string[]) =>
     values
@@ -127,7 +137,8 @@ export class RecordStream {
   private choose(first: Record<string, unknown>): string[] {
     const keys = Object.keys(first)
     if (this.columns === 'keys') return keys
-    const present = this.columns.filter((c) => c in first)
+    // A dotted column (`actor.id`) reads a member of an object the record has.
+    const present = this.columns.filter((c) => c.split('.')[0]! in first)
     return present.length > 0 ? present : keys
   }
 }

@@ -84,11 +84,18 @@ export function filterFlags(
   }))
 }
 
-/** Columns of a table: the id and every declared field, creation time last. */
+/**
+ * Columns of a table: the id and every declared field but JSON ones, creation time last; a
+ * declared object by its keys (`actor.type`, `actor.id`).
+ */
 export function columnsOf(resource: Resource): string[] {
   return [
     'id',
-    ...Object.keys(resource.fields).filter((f) => resource.fields[f]!.kind !== 'json'),
+    ...resource.presented.flatMap((name) => {
+      const members = resource.objects[name]
+      if (members) return Object.keys(members).map((key) => `${name}.${key}`)
+      return resource.fields[name]!.kind === 'json' ? [] : [name]
+    }),
     'createdAt',
   ]
 }

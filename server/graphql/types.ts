@@ -19,7 +19,7 @@ import { type ConnectionSource, connectionType, selects } from './connections.ts
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
-import { enumTypeName, enumValueNames, pluralField, relationField, typeName } from './names.ts'
+import { enumTypeName, enumValueNames, pascal, pluralField, relationField, typeName } from './names.ts'
 import { DateTime, JSONScalar, SafeInt } from './scalars.ts'
 
 export type InputMode = 'create' | 'update' | 'replace'
@@ -72,6 +72,7 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
   const objects = new Map<string, GraphQLObjectType<Entity, GraphQLContext>>()
   const connections = new Map<string, GraphQLObjectType<ConnectionSource, GraphQLContext>>()
   const inputs = new Map<string, GraphQLInputObjectType>()
+  const parts = new Map<string, GraphQLObjectType>()
 
   const lookup = (resource: Resource, name: string) => {
     const target = byName.get(name)
@@ -114,13 +115,40 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
     }
   }
 
+  /** A declared object of a record (an event's `actor`): its members, each present when it is. */
+  const objectOf = (resource: Resource, name: string, members: Record<string, string>): GraphQLObjectType => {
+    const key = `${resource.name}.${name}`
+    let type = parts.get(key)
+    if (!type) {
+      type = new GraphQLObjectType({
+        name: `${typeName(resource)}${pascal(name)}`,
+        description: `The ${name} of a ${resource.singular}.`,
+        fields: Object.fromEntries(
+          Object.entries(members).map(([memberKey, field]) => [
+            memberKey,
+            { type: new GraphQLNonNull(scalar(resource, field)) },
+          ]),
+        ),
+      })
+      parts.set(key, type)
+    }
+    return type
+  }
+
   const objectFields = (resource: Resource): GraphQLFieldConfigMap<Entity, GraphQLContext> => {
     const fields: GraphQLFieldConfigMap<Entity, GraphQLContext> = {
       id: { type: new GraphQLNonNull(GraphQLID) },
     }
-    for (const [name, field] of Object.entries(resource.fields)) {
+    for (const name of resource.presented) {
+      const members = resource.objects[name]
+      if (members) {
+        const nullable = Object.values(members).some((f) => resource.fields[f]!.nullable)
+        const type = objectOf(resource, name, members)
+        fields[name] = { type: nullable ? type : new GraphQLNonNull(type) }
+        continue
+      }
       const type = scalar(resource, name)
-      fields[name] = { type: field.nullable ? type : new GraphQLNonNull(type) }
+      fields[name] = { type: resource.fields[name]!.nullable ? type : new GraphQLNonNull(type) }
     }
     fields.createdAt = { type: new GraphQLNonNull(DateTime) }
     fields.updatedAt = { type: new GraphQLNonNull(DateTime) }

@@ -50,7 +50,7 @@ export async function runAction(
       const current = await tx.store.records.find(resource, id)
       throw notFromHere(resource, action, current?.entity[action.field])
     }
-    await appendEvent(tx.store, principal.orgId, resource, action.past, entity, now)
+    await appendEvent(tx, principal, resource, action.past, entity, now)
     return entity
   })
 }

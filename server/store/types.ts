@@ -1,4 +1,5 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
+import type { Actor } from '../../shared/resources/events.ts'
 
 /**
  * What the store takes and gives, whichever backend runs it: entities (the API's JSON shape),
@@ -66,6 +67,10 @@ export interface NewEvent {
   resource: string
   resourceId: unknown
   data: Entity
+  /** Who made the change; null only for events appended before actors were recorded. */
+  actor: Actor | null
+  /** The X-Request-Id of the request that made it; null when no request did (admin commands). */
+  requestId: string | null
 }
 
 /** Which events a reader wants; an absent list keeps every event. */

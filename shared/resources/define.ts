@@ -13,6 +13,13 @@ export interface ResourceInput {
   /** Clients may create, change and delete records (false for the event log). */
   writable?: boolean
   fields: Record<string, Field>
+  /**
+   * Declared fields a record shows as one object, by key: `actor: { type: 'actorType', id:
+   * 'actorId' }` shows the stored `actorType` and `actorId` as `actor: {type, id}`, null when
+   * every member is null. Each member stays a field of its own for storage and filters
+   * (`actor_id=`). Read-only resources only: a write body has no object to take apart.
+   */
+  objects?: Record<string, Record<string, string>>
   /** Actions on one record (`POST /{collection}/{id}/{action}`), by name (`cancel`). */
   actions?: Record<string, ActionInput>
 }
@@ -41,6 +48,8 @@ export interface Action extends ActionInput {
 
 /** A resource declaration: the single source of truth routes, SQL, GraphQL and the CLI derive from. */
 export interface Resource extends Required<Omit<ResourceInput, 'parent' | 'actions'>> {
+  /** The keys of a record as clients see it, in order: fields, with each object at its first member's place. */
+  presented: string[]
   parent?: { collection: string; field: string }
   /** Its actions, in declaration order. */
   actions: readonly Action[]
@@ -67,18 +76,56 @@ export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.t
 /** The fields every record has, read-only. */
 export const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const
 
+/** The object a field is a member of (`actorId` -> `actor`), if any. */
+export function objectOf(resource: Pick<Resource, 'objects'>, field: string): string | undefined {
+  for (const [name, members] of Object.entries(resource.objects))
+    if (Object.values(members).includes(field)) return name
+  return undefined
+}
+
+function presentedKeys(input: ResourceInput): string[] {
+  const objects = input.objects ?? {}
+  if (input.writable !== false && Object.keys(objects).length > 0)
+    throw new Error(`${input.name}: objects are for read-only resources`)
+  const keys: string[] = []
+  for (const name of Object.keys(input.fields)) {
+    const object = objectOf({ objects }, name) ?? name
+    if (!keys.includes(object)) keys.push(object)
+  }
+  for (const [name, members] of Object.entries(objects)) {
+    if (Object.hasOwn(input.fields, name))
+      throw new Error(`${input.name}: object ${name} clashes with a field`)
+    for (const member of Object.values(members))
+      if (!Object.hasOwn(input.fields, member)) throw new Error(`${input.name}.${name}: no field ${member}`)
+  }
+  return keys
+}
+
 export function defineResource(input: ResourceInput): Resource {
   const fields = input.fields
   const names = Object.keys(fields)
+  const objects = input.objects ?? {}
+  const presented = presentedKeys(input)
   const properties: Record<string, TSchema> = { id: Type.String({ description: `${input.prefix}_…` }) }
-  for (const [name, f] of Object.entries(fields)) {
-    properties[name] = f.nullable ? Type.Union([f.schema, Type.Null()]) : f.schema
+  for (const name of presented) {
+    const members = objects[name]
+    if (members) {
+      const shape = Object.fromEntries(Object.entries(members).map(([key, f]) => [key, fields[f]!.schema]))
+      const nullable = Object.values(members).some((f) => fields[f]!.nullable)
+      const object = Type.Object(shape, { additionalProperties: false })
+      properties[name] = nullable ? Type.Union([object, Type.Null()]) : object
+    } else {
+      const f = fields[name]!
+      properties[name] = f.nullable ? Type.Union([f.schema, Type.Null()]) : f.schema
+    }
   }
   properties.createdAt = Type.String({ format: 'date-time' })
   properties.updatedAt = Type.String({ format: 'date-time' })
   return {
     writable: true,
     ...input,
+    objects,
+    presented,
     table: snakeCase(input.name.replace(/-/g, '_')),
     scopes: { read: `read:${input.name}`, write: `write:${input.name}`, delete: `delete:${input.name}` },
     schema: Type.Object(properties, { additionalProperties: false, title: input.singular }),

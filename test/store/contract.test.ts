@@ -211,15 +211,22 @@ for (const backend of backends) {
       expect(await store.records.find(products, lost.id)).toBeNull()
     })
 
-    it('keeps the event log in append order, filtered by type and collection', async () => {
+    it('keeps the event log in append order, filtered by type and collection, with actors', async () => {
       const org = (await store.orgs.create(`Events ${backend.name}`)).id
       const start = await store.events.last()
       const ids: string[] = []
-      for (const [type, resource] of [
-        ['order.created', 'orders'],
-        ['user.created', 'users'],
-        ['order.updated', 'orders'],
-      ] as const) {
+      const origins = [
+        { actor: { type: 'user', id: 'usr_1' }, requestId: 'req-1' },
+        { actor: { type: 'system', id: 'api-server' }, requestId: null },
+        { actor: null, requestId: null },
+      ] as const
+      for (const [i, [type, resource]] of (
+        [
+          ['order.created', 'orders'],
+          ['user.created', 'users'],
+          ['order.updated', 'orders'],
+        ] as const
+      ).entries()) {
         const id = newId(events.prefix)
         ids.push(id)
         await store.transaction((tx) =>
@@ -231,6 +238,7 @@ for (const backend of backends) {
             resource,
             resourceId: 'x',
             data: { n: 1 },
+            ...origins[i]!,
           }),
         )
       }
@@ -238,6 +246,7 @@ for (const backend of backends) {
       const all = await store.events.after(org, { after: start, until }, {}, 10)
       expect(all.map((e) => e.entity.id)).toEqual(ids)
       expect(all.map((e) => e.entity.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }])
+      expect(all.map((e) => ({ actor: e.entity.actor, requestId: e.entity.requestId }))).toEqual([...origins])
       const ordersOnly = await store.events.after(
         org,
         { after: start, until },
