@@ -68,7 +68,7 @@ function answerHeaders(withProductHeaders: boolean, request: Request, path: stri
   }
 }
 
-/** Opens the database with the pragmas `openDatabase` sets, so both servers read it the same way. */
+/** Opens the database as `openDatabase` does, but `synchronous = NORMAL`: it only reads, and reads never sync. */
 function open(path: string): Database {
   const db = new Database(path, { strict: true })
   db.run('PRAGMA journal_mode = WAL')

@@ -24,12 +24,43 @@ function retryAfterMs(header: string | null, now: number): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - now)
 }
 
+/** A date as YYYY-MM-DD; null for what is not one (Date's range ends at ±8.64e15 ms). */
+const day = (ms: number) =>
+  Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().slice(0, 10) : null
+
+/**
+ * One line saying that an answer is deprecated, from its `Deprecation` (RFC 9745:
+ * `@<unix-seconds>`, here with a `version` parameter), `Sunset` (RFC 8594) and
+ * `Link: <...>; rel="successor-version"` headers; null when the answer is not deprecated.
+ */
+export function deprecationNotice(headers: Headers): string | null {
+  const deprecation = headers.get('deprecation')
+  if (deprecation === null) return null
+  const seconds = /^@(-?\d{1,15})/.exec(deprecation.trim())?.[1]
+  const since = seconds === undefined ? null : day(Number(seconds) * 1000)
+  const version = /;\s*version="?([\w.-]{1,20})"?/.exec(deprecation)?.[1]
+  const sunset = day(Date.parse(headers.get('sunset') ?? ''))
+  // Printable ASCII only: a header must not put control sequences on the user's terminal.
+  const successor = /<([\x21-\x3d\x3f-\x7e]{1,2000})>\s*;\s*rel="?successor-version"?/.exec(
+    headers.get('link') ?? '',
+  )?.[1]
+  return [
+    `warning: ${version ? `API ${version}` : 'this answer'} is deprecated`,
+    since === null ? '' : ` since ${since}`,
+    sunset === null ? '' : `, and goes away on ${sunset}`,
+    successor ? `; its successor: ${successor}` : '',
+  ].join('')
+}
+
 /**
  * The CLI's HTTP client: adds the bearer token, renews it once after a 401, retries 429 and 503
- * with backoff honouring Retry-After, and turns error answers into ApiError. It never prints or
- * puts a token in an error message.
+ * with backoff honouring Retry-After, turns error answers into ApiError, and warns once on
+ * stderr when the server marks an answer deprecated. It never prints or puts a token in an error
+ * message.
  */
 export class ApiClient {
+  private warned = false
+
   constructor(
     private readonly io: Io,
     readonly server: string,
@@ -87,8 +118,17 @@ export class ApiClient {
           continue
         }
       }
+      this.warnIfDeprecated(response)
       return response
     }
+  }
+
+  private warnIfDeprecated(response: Response): void {
+    if (this.warned) return
+    const notice = deprecationNotice(response.headers)
+    if (notice === null) return
+    this.warned = true
+    this.io.stderr(`${notice}\n`)
   }
 
   /** Sends a request and parses the JSON answer; non-2xx answers throw the server's ApiError. */

@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
+import { actionCommand } from './commands/action.ts'
 import { login, logout, whoami } from './commands/auth.ts'
 import { graphql } from './commands/graphql.ts'
 import { list, listHelp } from './commands/list.ts'
@@ -49,6 +50,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
 
   cli.option('--format <format>', 'json, ndjson or table (default: table on a terminal, JSON when piped)')
   cli.option('--timeout <seconds>', 'Give up on a request after this long (default 30)')
+  cli.option('--api-version <version>', 'v2 (the default) or v1 (deprecated)')
 
   cli
     .command(
@@ -109,16 +111,21 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .example('api delete orders ord_…')
     .example('api delete orders --status cancelled --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
+  actionCommand(cli, run)
   cli
     .command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body')
     .option('--sql <select>', 'application/sql: SELECT … FROM <collection> WHERE …')
     .option('--jsonpath <path>', "application/jsonpath: $[?@.status == 'paid']")
     .option('--form <pair>', 'application/x-www-form-urlencoded: key=value (repeatable)')
     .option('--json <json>', 'application/json: the GET parameters as JSON, plus filter')
+    .option('--limit <n>', 'Records per page (1-100), written into the query')
+    .option('--all', "Follow every page (the stored query's next), streaming records as they arrive")
+    .option('--max-items <n>', 'Stop after n records')
     .example(
       `api query orders --sql "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY amount DESC"`,
     )
     .example(`api query orders --jsonpath '$[?@.amount > 1000]'`)
+    .example(`api query orders --sql "SELECT id FROM orders WHERE status = 'paid'" --all | jq length`)
     .action(run((ctx, spec: string, options) => query(ctx, spec, options)))
   cli
     .command(

@@ -1,5 +1,6 @@
 import kleur from 'kleur'
 import type { Io } from './io.ts'
+import { formatMoney } from './money.ts'
 
 export type Format = 'json' | 'ndjson' | 'table'
 export const FORMATS: readonly Format[] = ['json', 'ndjson', 'table']
@@ -20,17 +21,27 @@ export function colorsEnabled(io: Pick<Io, 'env' | 'stdoutIsTTY'>): boolean {
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return ''
-  if (typeof value === 'object') return JSON.stringify(value)
+  if (typeof value === 'object') return formatMoney(value) ?? JSON.stringify(value)
   return String(value).replace(/\s+/g, ' ')
 }
 
 const MAX_CELL = 40
 
+/** A column's value: `actor.id` is the `id` of the record's `actor` (field names have no dot). */
+function valueAt(row: Record<string, unknown>, column: string): unknown {
+  const dot = column.indexOf('.')
+  if (dot === -1) return row[column]
+  const object = row[column.slice(0, dot)]
+  return object && typeof object === 'object'
+    ? (object as Record<string, unknown>)[column.slice(dot + 1)]
+    : null
+}
+
 /** A plain text table: one header row, columns padded, long cells cut with an ellipsis. */
 export function renderTable(rows: Record<string, unknown>[], columns: string[], color: boolean): string {
   if (rows.length === 0) return `${color ? kleur.dim('(no records)') : '(no records)'}\n`
   const cut = (s: string) => (s.length > MAX_CELL ? `${s.slice(0, MAX_CELL - 1)}…` : s)
-  const cells = rows.map((row) => columns.map((c) => cut(cell(row[c]))))
+  const cells = rows.map((row) => columns.map((c) => cut(cell(valueAt(row, c)))))
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)))
   const line = (values: string[]) =>
     values
@@ -62,27 +73,45 @@ export function printValue(io: Io, format: Format, value: unknown): void {
   }
 }
 
+const COUNT = new Intl.NumberFormat('en-US')
+
+/** `20 of 10,008`: how many records were printed of how many match. */
+export const shownOfTotal = (shown: number, total: number) =>
+  `${COUNT.format(shown)} of ${COUNT.format(total)}`
+
+/**
+ * The columns of a table: `'keys'` takes the first record's fields in their order (a SQL column
+ * list); a list of defaults keeps those the records have (v2's orders have no `currency`).
+ */
+export type Columns = readonly string[] | 'keys'
+
+const asRow = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
+
 /**
  * Streams records as they arrive, in constant memory: a JSON array written piece by piece, one
- * line per record for NDJSON, or a table per page.
+ * line per record for NDJSON, or a table per page (the columns chosen from the first record).
  */
 export class RecordStream {
   private count = 0
+  private chosen: string[] | undefined
 
   constructor(
     private readonly io: Io,
     private readonly format: Format,
-    private readonly columns: string[],
+    private readonly columns: Columns,
   ) {}
 
   get written(): number {
     return this.count
   }
 
-  page(records: Record<string, unknown>[]): void {
+  page(records: unknown[]): void {
     if (this.format === 'table') {
       if (records.length > 0 || this.count === 0) {
-        const text = renderTable(records, this.columns, colorsEnabled(this.io))
+        const rows = records.map(asRow)
+        if (rows[0]) this.chosen ??= this.choose(rows[0])
+        const text = renderTable(rows, this.chosen ?? [], colorsEnabled(this.io))
         // Later pages repeat no header.
         this.io.stdout(this.count === 0 ? text : text.slice(text.indexOf('\n') + 1))
       }
@@ -98,7 +127,18 @@ export class RecordStream {
     this.count += records.length
   }
 
-  end(): void {
+  /** Closes the output; a table ends with the footer when there is one (`20 of 10,008`). */
+  end(footer?: string): void {
     if (this.format === 'json') this.io.stdout(this.count === 0 ? '[]\n' : '\n]\n')
+    if (this.format === 'table' && footer)
+      this.io.stdout(`${colorsEnabled(this.io) ? kleur.dim(footer) : footer}\n`)
+  }
+
+  private choose(first: Record<string, unknown>): string[] {
+    const keys = Object.keys(first)
+    if (this.columns === 'keys') return keys
+    // A dotted column (`actor.id`) reads a member of an object the record has.
+    const present = this.columns.filter((c) => c.split('.')[0]! in first)
+    return present.length > 0 ? present : keys
   }
 }

@@ -2,8 +2,6 @@ import { filterParams } from '../shared/query/list-params.ts'
 import { RESOURCES, type Resource, resourceByName } from '../shared/resources/index.ts'
 import { UsageError } from './errors.ts'
 
-export const API_PREFIX = '/api/v1'
-
 /** Levenshtein distance, for "did you mean" suggestions. */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i)
@@ -43,16 +41,17 @@ function collection(name: string): Resource {
 
 export interface Target {
   resource: Resource
-  /** The API path, e.g. `/api/v1/posts/pst_…/comments` or `/api/v1/orders/ord_…`. */
+  /** The API path, e.g. `/api/v2/posts/pst_…/comments` or `/api/v2/orders/ord_…`. */
   path: string
   id?: string
 }
 
 /**
  * Reads `orders`, `orders/ord_…`, `posts/pst_…/comments` and `posts/pst_…/comments/cmt_…`
- * (an id may also come as the next argument: `api get orders ord_…`).
+ * (an id may also come as the next argument: `api get orders ord_…`), as a path under `prefix`
+ * (`/api/v2`).
  */
-export function parseTarget(spec: string, id?: string): Target {
+export function parseTarget(prefix: string, spec: string, id?: string): Target {
   const parts = spec.replace(/^\/+|\/+$/g, '').split('/')
   if (id !== undefined) parts.push(id)
   if (parts.length === 0 || parts.length > 4 || parts.some((p) => p === '')) {
@@ -61,7 +60,7 @@ export function parseTarget(spec: string, id?: string): Target {
   const enc = encodeURIComponent
   if (parts.length <= 2) {
     const resource = collection(parts[0]!)
-    const path = `${API_PREFIX}/${resource.name}${parts[1] ? `/${enc(parts[1])}` : ''}`
+    const path = `${prefix}/${resource.name}${parts[1] ? `/${enc(parts[1])}` : ''}`
     return { resource, path, id: parts[1] }
   }
   const parent = collection(parts[0]!)
@@ -69,7 +68,7 @@ export function parseTarget(spec: string, id?: string): Target {
   if (child.parent?.collection !== parent.name) {
     throw new UsageError(`${child.name} is not nested under ${parent.name}`)
   }
-  const path = `${API_PREFIX}/${parent.name}/${enc(parts[1]!)}/${child.name}${parts[3] ? `/${enc(parts[3])}` : ''}`
+  const path = `${prefix}/${parent.name}/${enc(parts[1]!)}/${child.name}${parts[3] ? `/${enc(parts[3])}` : ''}`
   return { resource: child, path, id: parts[3] }
 }
 
@@ -85,11 +84,18 @@ export function filterFlags(
   }))
 }
 
-/** Columns of a table: the id and every declared field, creation time last. */
+/**
+ * Columns of a table: the id and every declared field but JSON ones, creation time last; a
+ * declared object by its keys (`actor.type`, `actor.id`).
+ */
 export function columnsOf(resource: Resource): string[] {
   return [
     'id',
-    ...Object.keys(resource.fields).filter((f) => resource.fields[f]!.kind !== 'json'),
+    ...resource.presented.flatMap((name) => {
+      const members = resource.objects[name]
+      if (members) return Object.keys(members).map((key) => `${name}.${key}`)
+      return resource.fields[name]!.kind === 'json' ? [] : [name]
+    }),
     'createdAt',
   ]
 }

@@ -16,7 +16,7 @@ import { mountOAuth } from './oauth/routes.ts'
 import { mountDocs } from './openapi/docs-page.ts'
 import { openApiDocument } from './openapi/document.ts'
 import { mountHealth } from './ops/health.ts'
-import { createLogger, type Logger } from './ops/logger.ts'
+import { createLogger, currentRequestId, type Logger } from './ops/logger.ts'
 import { mountServiceIndex } from './ops/service-index.ts'
 import type { EngineContext } from './resources/context.ts'
 import { CursorCodec } from './resources/cursor.ts'
@@ -111,6 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     store,
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
+    requestId: currentRequestId,
   }
 
   const app = new Elysia()

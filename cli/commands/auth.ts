@@ -1,4 +1,5 @@
 import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
+import { resourceByName } from '../../shared/resources/index.ts'
 import { deviceLogin } from '../auth/device.ts'
 import { loginFromTokens } from '../auth/session.ts'
 import { OAuthFailure, postForm, requestToken } from '../auth/token-endpoint.ts'
@@ -6,6 +7,7 @@ import { webLogin } from '../auth/web.ts'
 import { credentialsPath, deleteLogin, loadLogin, saveLogin } from '../config.ts'
 import type { Context } from '../context.ts'
 import { AuthNeeded, UsageError } from '../errors.ts'
+import { parseBody } from '../http.ts'
 import { printValue } from '../output.ts'
 
 /** The CLI's public OAuth client, present on every server (contract). */
@@ -84,36 +86,56 @@ function claimsOf(token: string): Record<string, unknown> {
   }
 }
 
-/** `api whoami`: the user or client, organization, scopes and token expiry (the token itself is never shown). */
+/**
+ * `api whoami`: the user or client, organization, scopes and token expiry (the token itself is
+ * never shown), after the server has accepted the token. A JWT says who it was issued to, not
+ * whether it still works: the grant may have been revoked or the user deleted since. So whoami
+ * asks: a user's own record (which also gives name, email and role), or for a client a
+ * one-record read of a collection its token names. Authentication comes before any scope check,
+ * so a 403 still proves the token good; a 401 (after one renewal) exits 4.
+ */
 export async function whoami(ctx: Context): Promise<void> {
   const { io, server } = ctx
   const stored = io.env.API_TOKEN ? null : loadLogin(io.env, server)
   if (!io.env.API_TOKEN && !stored) throw new AuthNeeded(`not logged in to ${server}; run: api login`)
-  // Through the session, so an expired token is renewed first.
-  const token = await ctx.api().token()
-  const claims = claimsOf(token)
-  const subject = String(claims.sub ?? '')
+  const api = ctx.api()
+  const scopesOf = (claims: Record<string, unknown>) =>
+    String(claims.scope ?? '')
+      .split(' ')
+      .filter(Boolean)
+  const issued = claimsOf(await api.token())
+  const subject = typeof issued.sub === 'string' ? issued.sub : ''
+  const user = subject.startsWith('usr_')
+  // A top-level collection (children have no list of their own) the token says it may read.
+  const readable =
+    scopesOf(issued)
+      .map((s) => (s.startsWith('read:') ? resourceByName(s.slice('read:'.length)) : undefined))
+      .find((r) => r && !r.parent)?.name ?? 'users'
+  const response = await api.send(
+    'GET',
+    user
+      ? `${ctx.prefix}/users/${encodeURIComponent(subject)}`
+      : `${ctx.prefix}/${encodeURIComponent(readable)}?limit=1`,
+  )
+  // 403: the token is good, it only may not read that (no read:users, say).
+  let record: unknown = null
+  if (response.status === 403) await response.body?.cancel()
+  else record = await parseBody(response)
+  // The request may have renewed the token: describe the one in use now.
+  const claims = claimsOf(await api.token())
   const info: Record<string, unknown> = {
     server,
-    kind: subject.startsWith('usr_') ? 'user' : 'client',
-    subject,
+    kind: user ? 'user' : 'client',
+    subject: typeof claims.sub === 'string' ? claims.sub : subject,
     organization: claims.org_id ?? null,
     client: claims.client_id ?? null,
-    scopes: String(claims.scope ?? '')
-      .split(' ')
-      .filter(Boolean),
+    scopes: scopesOf(claims),
     expiresAt: typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
     source: io.env.API_TOKEN ? 'API_TOKEN' : credentialsPath(io.env),
   }
-  if (info.kind === 'user') {
-    const user = await ctx
-      .api()
-      .json<{ name?: string; email?: string; role?: string }>(
-        'GET',
-        `/api/v1/users/${encodeURIComponent(subject)}`,
-      )
-      .catch(() => null)
-    if (user) Object.assign(info, { name: user.name, email: user.email, role: user.role })
+  if (user && record && typeof record === 'object') {
+    const { name, email, role } = record as Record<string, unknown>
+    Object.assign(info, { name, email, role })
   }
   printValue(io, ctx.format, info)
 }

@@ -1,7 +1,8 @@
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { RecordStream } from '../output.ts'
-import { columnsOf, filterFlags, parseTarget, suggest } from '../resources.ts'
+import { endListing, readPage, streamPages } from '../paging.ts'
+import { columnsOf, filterFlags, parseTarget, suggest, type Target } from '../resources.ts'
 
 /** Options of `api list` itself; everything else must be one of the collection's filters. */
 export const LIST_OPTIONS = [
@@ -14,16 +15,12 @@ export const LIST_OPTIONS = [
   'format',
   'timeout',
   'include-total',
+  'api-version',
 ] as const
-
-interface Page {
-  data: Record<string, unknown>[]
-  pagination: { hasMore?: boolean; next?: string | null; total?: number | null }
-}
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
-function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+export function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1 || n > max)
     throw new UsageError(`--${name} takes a whole number from 1 to ${max}`)
@@ -32,10 +29,11 @@ function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INT
 
 /** The query string of a list: filters from flags, checked against the declaration before any request. */
 export function listQuery(
+  prefix: string,
   spec: string,
   options: Record<string, unknown>,
-): { path: string; columns: string[] } {
-  const target = parseTarget(spec)
+): { path: string; columns: string[]; target: Target } {
+  const target = parseTarget(prefix, spec)
   if (target.id) throw new UsageError(`api list takes a collection, not a record (try: api get ${spec})`)
   const flags = filterFlags(target.resource)
   const params = new URLSearchParams()
@@ -62,32 +60,24 @@ export function listQuery(
       options.limit === undefined ? (options.all ? 100 : 20) : positiveInteger('limit', options.limit, 100),
     ),
   )
-  return { path: `${target.path}?${params}`, columns: columnsOf(target.resource) }
+  return { path: `${target.path}?${params}`, columns: columnsOf(target.resource), target }
 }
 
 /**
  * `api list COLLECTION [--FILTER VALUE]...`: one page, or with `--all` every page, streamed as it
- * arrives (constant memory), with a progress line when stderr is a terminal.
+ * arrives (constant memory), with a progress line when stderr is a terminal; with
+ * `--include-total`, the server's count (`20 of 10,008`).
  */
 export async function list(ctx: Context, spec: string, options: Record<string, unknown>): Promise<void> {
-  const { path, columns } = listQuery(spec, options)
+  const { path, columns, target } = listQuery(ctx.prefix, spec, options)
   const maxItems =
     options.maxItems === undefined ? Number.POSITIVE_INFINITY : positiveInteger('max-items', options.maxItems)
   const stream = new RecordStream(ctx.io, ctx.format, columns)
-  const progress = ctx.io.stderrIsTTY && Boolean(options.all)
-  let next: string | null = path
-  let more = false
-  while (next !== null) {
-    const page: Page = await ctx.api().json<Page>('GET', next)
-    const room = maxItems - stream.written
-    stream.page(page.data.length > room ? page.data.slice(0, room) : page.data)
-    more = Boolean(page.pagination.hasMore)
-    next = options.all && more && stream.written < maxItems ? (page.pagination.next ?? null) : null
-    if (progress) ctx.io.stderr(`\rfetched ${stream.written} records${next ? '…' : ''}   `)
-  }
-  stream.end()
-  if (progress) ctx.io.stderr('\n')
-  if (!options.all && more && ctx.io.stderrIsTTY && stream.written < maxItems) {
+  const first = readPage(await ctx.api().json('GET', path))
+  const all = Boolean(options.all)
+  const { more, total } = await streamPages(ctx, first, stream, { all, maxItems })
+  endListing(ctx, stream, total, target.resource.name)
+  if (!all && more && ctx.io.stderrIsTTY && stream.written < maxItems) {
     ctx.io.stderr('more records follow: add --all to fetch every page\n')
   }
 }
@@ -96,7 +86,7 @@ const row = (left: string, right: string) => `  ${left.padEnd(32)}${right}`
 
 /** `api list COLLECTION --help`: the real filters and sort fields of that collection. */
 export function listHelp(spec: string): string {
-  const { resource } = parseTarget(spec)
+  const { resource } = parseTarget('', spec)
   const flags = filterFlags(resource)
   const sortable = resource.sortable.map((f) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
   const describe = (op: string, field: string) => {
@@ -130,8 +120,9 @@ export function listHelp(spec: string): string {
     row('--limit <n>', 'records per page, 1-100 (default 20; 100 with --all)'),
     row('--all', 'follow every page, streaming records as they arrive'),
     row('--max-items <n>', 'stop after n records'),
-    row('--include-total', 'count the matching records'),
+    row('--include-total', 'count the matching records: 20 of 10,008 (table footer, or stderr)'),
     row('--format <format>', 'json, ndjson or table (table on a terminal, JSON when piped)'),
+    row('--api-version <version>', 'v2 (the default) or v1 (deprecated)'),
     '',
     'Examples:',
     `  api list ${spec}${first ? ` --${first.flag} ${first.op === 'gt' || first.op === 'lt' ? '2026-01-01' : 'VALUE'}` : ''}`,

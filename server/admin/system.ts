@@ -1,10 +1,13 @@
 import { ALL_SCOPES } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 
-/** The principal admin commands act as: everything, inside one organization. */
+/**
+ * The principal admin commands act as: everything, inside one organization. Their events show it
+ * as the actor `{type: 'system', id: 'api-server'}`.
+ */
 export function systemPrincipal(orgId: string): Principal {
   return {
-    kind: 'client',
+    kind: 'system',
     subject: 'api-server',
     orgId,
     clientId: 'api-server',

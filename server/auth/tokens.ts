@@ -5,8 +5,9 @@ import { ACCESS_TOKEN_TTL_S, type KeyRing } from './keys.ts'
 
 /** Who is calling: the subject of a verified access token. */
 export interface Principal {
-  kind: 'user' | 'client'
-  /** User id for user tokens, client id for client-credentials tokens. */
+  /** `system` is what admin commands act as (server/admin/system.ts); no token stands for it. */
+  kind: 'user' | 'client' | 'system'
+  /** User id for user tokens, client id for client-credentials tokens, `api-server` for the system. */
   subject: string
   orgId: string
   clientId: string

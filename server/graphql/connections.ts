@@ -7,6 +7,7 @@ import {
   GraphQLObjectType,
   type GraphQLResolveInfo,
   GraphQLString,
+  type GraphQLUnionType,
   Kind,
   type SelectionSetNode,
 } from 'graphql'
@@ -40,8 +41,10 @@ export const PageInfo = new GraphQLObjectType<PageInfoSource>({
   },
 })
 
-/** `OrderConnection` and `OrderEdge` for the node type `Order`. */
-export function connectionType(node: GraphQLObjectType): GraphQLObjectType<ConnectionSource> {
+/** `OrderConnection` and `OrderEdge` for the node type `Order` (or a union of record types). */
+export function connectionType(
+  node: GraphQLObjectType | GraphQLUnionType,
+): GraphQLObjectType<ConnectionSource> {
   const edge = new GraphQLObjectType<{ node: Entity; cursor: string }>({
     name: `${node.name}Edge`,
     fields: {

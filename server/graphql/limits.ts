@@ -1,9 +1,11 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import {
+  type FieldNode,
   type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLNamedType,
   getNamedType,
+  isInterfaceType,
   isObjectType,
   Kind,
   NoSchemaIntrospectionCustomRule,
@@ -56,11 +58,16 @@ function armor(production: boolean) {
   })
 }
 
-/** The page size a connection field asks for: its `first` literal, the maximum when a variable. */
-function pageSize(node: { arguments?: readonly { name: { value: string }; value: { kind: string } }[] }) {
+/**
+ * The records a field asks for: a connection's `first` literal, `nodes`' count of `ids` when
+ * given as a list; the maximum when a variable.
+ */
+function pageSize(node: FieldNode) {
+  const ids = node.arguments?.find((a) => a.name.value === 'ids')?.value
+  if (ids) return ids.kind === Kind.LIST ? ids.values.length : MAX_LIMIT
   const first = node.arguments?.find((a) => a.name.value === 'first')?.value
   if (!first) return DEFAULT_LIMIT
-  if (first.kind === Kind.INT) return Math.max(1, Number((first as unknown as { value: string }).value))
+  if (first.kind === Kind.INT) return Math.max(1, Number(first.value))
   return MAX_LIMIT
 }
 
@@ -78,10 +85,10 @@ function maxRecordsRule(context: ValidationContext) {
     let total = 0
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
-        if (!isObjectType(type) || selection.name.value.startsWith('__')) continue
+        if (!(isObjectType(type) || isInterfaceType(type)) || selection.name.value.startsWith('__')) continue
         const field = type.getFields()[selection.name.value]
         if (!field) continue
-        const isPage = field.args.some((a) => a.name === 'first')
+        const isPage = field.args.some((a) => a.name === 'first' || a.name === 'ids')
         const here = isPage ? factor * pageSize(selection) : factor
         if (isPage) total += here
         if (selection.selectionSet)

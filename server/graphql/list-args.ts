@@ -78,12 +78,13 @@ const text = (value: unknown) => (Array.isArray(value) ? value.map(String).join(
 
 /**
  * Runs `read` with REST's parameter names in its errors turned into the arguments' names
- * (`limit` -> `first`, `cursor` -> `after`, `amount_gte` -> `amountGte`).
+ * (`limit` -> `first`, `cursor` -> `after`, `amount_gte` -> `amountGte`); only the first two
+ * without a resource (`search`).
  */
-export function withArgumentNames<T>(resource: Resource, nested: boolean, read: () => T): T {
+export function withArgumentNames<T>(resource: Resource | undefined, nested: boolean, read: () => T): T {
   const renamed = (error: unknown): unknown => {
     if (!(error instanceof ApiError)) return error
-    const names = new Map(paramsOf(resource, nested).map((k) => [k.param, k.arg]))
+    const names = new Map(resource ? paramsOf(resource, nested).map((k) => [k.param, k.arg]) : [])
     const rename = (field: string) => RENAMED[field] ?? names.get(field) ?? field
     return new ApiError(
       error.code,

@@ -14,11 +14,14 @@ import type { Entity } from '../resources/reads.ts'
 import { getRecord } from '../resources/reads.ts'
 import { listPage } from '../resources/related.ts'
 import { createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
+import { actionMutations } from './actions.ts'
 import { selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
 import { pluralField, typeName } from './names.ts'
+import { nodeFields } from './node.ts'
+import { searchFields } from './search.ts'
 import { createTypeKit, type TypeKit } from './types.ts'
 
 /**
@@ -139,6 +142,11 @@ export function buildSchema(resources: readonly Resource[] = RESOURCES): GraphQL
   for (const resource of resources) {
     queryFields(kit, resource, query)
     if (resource.writable) mutationFields(kit, resource, mutation)
+    actionMutations(kit, resource, mutation)
+  }
+  for (const [name, field] of Object.entries({ ...nodeFields(kit), ...searchFields(kit) })) {
+    if (name in query) throw new Error(`the query field ${name} clashes with a collection's`)
+    query[name] = field
   }
   const events = resources.find((r) => r.name === 'events')
   return new GraphQLSchema({

@@ -6,6 +6,7 @@ import {
   type GraphQLInputFieldConfigMap,
   GraphQLInputObjectType,
   GraphQLInt,
+  GraphQLInterfaceType,
   GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLScalarType,
@@ -18,7 +19,7 @@ import { type ConnectionSource, connectionType, selects } from './connections.ts
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
-import { enumTypeName, enumValueNames, pluralField, relationField, typeName } from './names.ts'
+import { enumTypeName, enumValueNames, pascal, pluralField, relationField, typeName } from './names.ts'
 import { DateTime, JSONScalar, SafeInt } from './scalars.ts'
 
 export type InputMode = 'create' | 'update' | 'replace'
@@ -27,6 +28,10 @@ export type LeafType = GraphQLScalarType | GraphQLEnumType
 /** The GraphQL types of a set of resource declarations, each built once. */
 export interface TypeKit {
   resources: readonly Resource[]
+  /** The collection whose records carry this id's prefix (`ord_...` is an order); undefined for none. */
+  resourceOf(id: string): Resource | undefined
+  /** `interface Node { id: ID! }`, which every record type implements. */
+  node: GraphQLInterfaceType
   /** The scalar or enum of a declared or system field (nullability not applied). */
   scalar(resource: Resource, field: string): LeafType
   object(resource: Resource): GraphQLObjectType<Entity, GraphQLContext>
@@ -47,10 +52,27 @@ const capitalized = (mode: InputMode) => mode.charAt(0).toUpperCase() + mode.sli
 
 export function createTypeKit(resources: readonly Resource[]): TypeKit {
   const byName = new Map(resources.map((r) => [r.name, r]))
+  const byPrefix = new Map(resources.map((r) => [r.prefix, r]))
+  const resourceOf = (id: string) => {
+    // A TypeID's suffix never holds `_`: the prefix is everything before the last one.
+    const cut = id.lastIndexOf('_')
+    return cut > 0 ? byPrefix.get(id.slice(0, cut)) : undefined
+  }
+  const node = new GraphQLInterfaceType({
+    name: 'Node',
+    description:
+      'A record of any collection. Its id names its type (the prefix before `_`), so `node(id:)` finds it (Relay global object identification).',
+    fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
+    resolveType: (entity: Entity) => {
+      const resource = resourceOf(String(entity.id))
+      return resource ? typeName(resource) : undefined
+    },
+  })
   const enums = new Map<string, GraphQLEnumType>()
   const objects = new Map<string, GraphQLObjectType<Entity, GraphQLContext>>()
   const connections = new Map<string, GraphQLObjectType<ConnectionSource, GraphQLContext>>()
   const inputs = new Map<string, GraphQLInputObjectType>()
+  const parts = new Map<string, GraphQLObjectType>()
 
   const lookup = (resource: Resource, name: string) => {
     const target = byName.get(name)
@@ -93,13 +115,40 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
     }
   }
 
+  /** A declared object of a record (an event's `actor`): its members, each present when it is. */
+  const objectOf = (resource: Resource, name: string, members: Record<string, string>): GraphQLObjectType => {
+    const key = `${resource.name}.${name}`
+    let type = parts.get(key)
+    if (!type) {
+      type = new GraphQLObjectType({
+        name: `${typeName(resource)}${pascal(name)}`,
+        description: `The ${name} of a ${resource.singular}.`,
+        fields: Object.fromEntries(
+          Object.entries(members).map(([memberKey, field]) => [
+            memberKey,
+            { type: new GraphQLNonNull(scalar(resource, field)) },
+          ]),
+        ),
+      })
+      parts.set(key, type)
+    }
+    return type
+  }
+
   const objectFields = (resource: Resource): GraphQLFieldConfigMap<Entity, GraphQLContext> => {
     const fields: GraphQLFieldConfigMap<Entity, GraphQLContext> = {
       id: { type: new GraphQLNonNull(GraphQLID) },
     }
-    for (const [name, field] of Object.entries(resource.fields)) {
+    for (const name of resource.presented) {
+      const members = resource.objects[name]
+      if (members) {
+        const nullable = Object.values(members).some((f) => resource.fields[f]!.nullable)
+        const type = objectOf(resource, name, members)
+        fields[name] = { type: nullable ? type : new GraphQLNonNull(type) }
+        continue
+      }
       const type = scalar(resource, name)
-      fields[name] = { type: field.nullable ? type : new GraphQLNonNull(type) }
+      fields[name] = { type: resource.fields[name]!.nullable ? type : new GraphQLNonNull(type) }
     }
     fields.createdAt = { type: new GraphQLNonNull(DateTime) }
     fields.updatedAt = { type: new GraphQLNonNull(DateTime) }
@@ -170,6 +219,8 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
 
   const kit: TypeKit = {
     resources,
+    resourceOf,
+    node,
     scalar,
     object(resource) {
       let type = objects.get(resource.name)
@@ -177,6 +228,7 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
         type = new GraphQLObjectType<Entity, GraphQLContext>({
           name: typeName(resource),
           description: `A record of ${resource.name} (id prefix ${resource.prefix}_).`,
+          interfaces: [node],
           fields: () => objectFields(resource),
         })
         objects.set(resource.name, type)

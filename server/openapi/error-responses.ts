@@ -12,7 +12,7 @@ const MEANING: Record<number, string> = {
   404: 'no such record, or an id of the wrong shape',
   405: 'the path does not answer this method; Allow lists those it does. The resource, search and stored-query paths answer so for every method they do not list',
   408: 'the request body stopped arriving for 5 s',
-  409: 'a unique field is taken, or other records still refer to this one; a detail names them',
+  409: "a unique field is taken, other records still refer to this one, or the record's state does not allow the action; a detail names them",
   412: 'If-Match names an ETag the record no longer has; nothing changed',
   413: 'the request body is larger than 1 MiB (64 KiB for a QUERY)',
   414: 'the request target (path and query string) is longer than 8,192 characters',

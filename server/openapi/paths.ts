@@ -1,5 +1,6 @@
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { sqlExample } from '../query/sql-examples.ts'
+import { actionItem } from './action-paths.ts'
 import { errorRefs } from './error-responses.ts'
 import { headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
@@ -169,6 +170,10 @@ export function resourcePaths(prefix: string, queryField: QueryField): Record<st
     paths[`${prefix}/${resource.name}/{id}`] = withParams(singletonItem(resource, false), [
       pathId('id', resource),
     ])
+    for (const action of resource.actions)
+      paths[`${prefix}/${resource.name}/{id}/${action.name}`] = withParams(actionItem(resource, action), [
+        pathId('id', resource),
+      ])
     if (resource.parent) {
       const parent = resourceByName(resource.parent.collection)!
       const base = `${prefix}/${parent.name}/{parentId}/${resource.name}`

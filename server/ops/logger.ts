@@ -23,6 +23,11 @@ export function withRequestId<T>(requestId: string, run: () => T): T {
   return requestContext.run({ requestId }, run)
 }
 
+/** The id of the request being served (its X-Request-Id); undefined outside one. */
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId
+}
+
 /**
  * Defence in depth: nothing logs a token, but an error message from a library might quote one.
  * JWTs and the service's own prefixed secrets (refresh tokens, codes, client secrets, device
@@ -92,7 +97,7 @@ export function createLogger(
   const enabled = (at: Exclude<LogLevel, 'silent'>) => RANK[at] >= RANK[level]
   const log = (at: Exclude<LogLevel, 'silent'>, msg: string, fields: LogFields = {}) => {
     if (!enabled(at)) return
-    const requestId = requestContext.getStore()?.requestId
+    const requestId = currentRequestId()
     const line: LogFields = { time: new Date(clock()).toISOString(), level: at, msg }
     if (requestId) line.requestId = requestId
     for (const name in fields) line[name] = fields[name]

@@ -1,6 +1,7 @@
 import { jsonpath } from 'json-p3'
 import { queryField } from '../../shared/query/fields.ts'
 import type { Comparison, Condition } from '../../shared/query/types.ts'
+import { objectOf } from '../../shared/resources/define.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 
 const { InfixExpression, PrefixExpression, LogicalExpression, RelativeQuery } = jsonpath.expressions
@@ -70,19 +71,32 @@ export function pushdown(resource: Resource, expression: unknown): Pushdown | un
   return undefined
 }
 
-type Field = NonNullable<ReturnType<typeof queryField>>
+/** A record field, and whether it is a member of a declared object (`@.actor.id`). */
+type Field = NonNullable<ReturnType<typeof queryField>> & { member?: true }
 
-/** The record field a singular relative query `@.name` names, if it is one the store holds. */
-function fieldOf(resource: Resource, node: unknown) {
+/**
+ * The record field a singular relative query names, if it is one the store holds: `@.name`, or
+ * `@.object.key` for a member of a declared object (an event's `@.actor.id` is `actorId`).
+ */
+function fieldOf(resource: Resource, node: unknown): Field | undefined {
   if (!(node instanceof RelativeQuery)) return undefined
-  const segments = node.path.segments
-  if (segments.length !== 1 || segments[0]!.constructor.name !== 'ChildSegment') return undefined
-  const selectors = segments[0]!.selectors
-  if (selectors.length !== 1 || !(selectors[0] instanceof NameSelector)) return undefined
-  const name = selectors[0].name
-  // JSON names only: `@.user_id` is not a key of the record, so it must stay unmatched.
-  const field = queryField(resource, name)
-  return field && field.name === name ? field : undefined
+  const names: string[] = []
+  for (const segment of node.path.segments) {
+    const selectors = segment.selectors
+    if (segment.constructor.name !== 'ChildSegment' || selectors.length !== 1) return undefined
+    if (!(selectors[0] instanceof NameSelector)) return undefined
+    names.push(selectors[0].name)
+  }
+  const [first, key] = names
+  if (names.length === 2 && Object.hasOwn(resource.objects, first!)) {
+    const members = resource.objects[first!]!
+    const field = Object.hasOwn(members, key!) ? queryField(resource, members[key!]!) : undefined
+    return field && { ...field, member: true }
+  }
+  if (names.length !== 1) return undefined
+  // JSON names only: `@.user_id` is not a key of the record, nor `@.actorId` (shown inside `actor`).
+  const field = queryField(resource, first!)
+  return field && field.name === first && objectOf(resource, first!) === undefined ? field : undefined
 }
 
 function literalOf(node: unknown): { value: string | number | boolean | null } | undefined {
@@ -106,8 +120,9 @@ function compare(field: Field, op: Comparison, node: unknown): Pushdown | undefi
   if (!literal) return undefined
   const base = { kind: 'compare' as const, field: field.name }
   if (literal.value === null) {
-    // `@.x == null`; ordering against null is left to the filter itself.
-    if (op !== 'eq' && op !== 'ne') return undefined
+    // `@.x == null`; ordering against null is left to the filter itself. A member is null only
+    // where its object is, and then `@.actor.id` selects nothing, which no literal equals.
+    if ((op !== 'eq' && op !== 'ne') || field.member) return undefined
     return { condition: { ...base, op, value: null }, exact: true }
   }
   if (typeof literal.value !== JSON_TYPE[field.kind]) return undefined

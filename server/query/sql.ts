@@ -148,7 +148,7 @@ class SelectReader {
     const items = isNode(clause.columns) && Array.isArray(clause.columns.items) ? clause.columns.items : []
     if (items.length === 1 && isNode(items[0]) && items[0].type === 'all_columns') return null
     const resource = this.resource!
-    const selectable = ['id', ...Object.keys(resource.fields), 'createdAt', 'updatedAt']
+    const selectable = ['id', ...resource.presented, 'createdAt', 'updatedAt']
     const fields: string[] = []
     for (const item of items) {
       if (!isNode(item) || (item.type !== 'identifier' && item.type !== 'member_expr'))
@@ -162,11 +162,13 @@ class SelectReader {
   }
 
   /**
-   * A JSON field (an event's `data`): no filter or sort may name one, so `queryField` does not
-   * know it, but a select list may.
+   * A JSON field (an event's `data`) or a declared object (its `actor`): no filter or sort may
+   * name one, so `queryField` does not know it, but a select list may.
    */
   private jsonField(name: string): QueryField | undefined {
-    const field = Object.hasOwn(this.resource!.fields, name) ? this.resource!.fields[name] : undefined
+    const resource = this.resource!
+    if (Object.hasOwn(resource.objects, name)) return { name, kind: 'json', nullable: true }
+    const field = Object.hasOwn(resource.fields, name) ? resource.fields[name] : undefined
     return field?.kind === 'json' ? { name, kind: 'json', nullable: field.nullable } : undefined
   }
 
@@ -192,7 +194,13 @@ class SelectReader {
       match === undefined ? undefined : (queryField(this.resource!, match) ?? this.jsonField(match))
     if (!field || (field.kind === 'json' && use !== 'selected')) {
       const exists = candidates.some((c) =>
-        ['id', 'createdAt', 'updatedAt', ...Object.keys(this.resource!.fields)].includes(c),
+        [
+          'id',
+          'createdAt',
+          'updatedAt',
+          ...Object.keys(this.resource!.fields),
+          ...this.resource!.presented,
+        ].includes(c),
       )
       const list = allowed.map(snakeName).join(', ')
       throw sqlProblem(

@@ -7,6 +7,11 @@ export interface EngineContext {
   store: Tx
   clock: () => number
   cursors: CursorCodec
+  /**
+   * The id of the request being served (its X-Request-Id, as in the access log), which every event
+   * a write appends records; absent, or answering undefined, outside a request (admin commands).
+   */
+  requestId?: () => string | undefined
 }
 
 /** The nested path a request came through: `/orders/{parentId}/line-items`. */

@@ -1,5 +1,3 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import type { ListQuery } from '../../shared/query/types.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
@@ -98,11 +96,8 @@ async function searchPage(
   const { query, version } = request
   const text = query.search
   if (text === undefined) throw new Error('a search across collections needs its text')
-  const binding = encodeBase64urlNoPadding(
-    sha256(new TextEncoder().encode(JSON.stringify([principal.orgId, 'search', text, query.sort]))),
-  )
   const { sort, page, includeTotal } = query
-  const result = await searchAll(engine, principal, text, { sort, page, includeTotal, binding })
+  const result = await searchAll(engine, principal, text, { sort, page, includeTotal })
   const data = result.data.map((hit) => ({
     collection: hit.collection,
     record: fromBase(version, resourceByName(hit.collection)!, hit.record),

@@ -4,6 +4,7 @@ import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { cursorBinding, type Entity, listRecords } from './reads.ts'
+import { type SearchHit, searchAll } from './search.ts'
 import { isVisible, visibilityConditions } from './visibility.ts'
 
 /**
@@ -46,6 +47,27 @@ export async function listPage(
     hasMore: result.pagination.hasMore,
     total: result.pagination.total ?? null,
     cursorOf: cursorMaker(ctx, resource, query.sort, cursorBinding(principal, resource, where, query)),
+  }
+}
+
+/**
+ * `searchAll` (cursor style) with a cursor for each hit: the full-text search of /search, as a page
+ * of records of several collections (each record's id prefix names its collection).
+ */
+export async function searchPage(
+  ctx: EngineContext,
+  principal: Principal,
+  query: ListQuery,
+): Promise<RecordPage> {
+  const { search, sort, page, includeTotal } = query
+  if (search === undefined) throw new Error('a search across collections needs its text')
+  const result = await searchAll(ctx, principal, search, { sort, page, includeTotal })
+  const hits = new Map<Entity, SearchHit>(result.data.map((hit) => [hit.record, hit]))
+  return {
+    data: [...hits.keys()],
+    hasMore: result.pagination.hasMore,
+    total: result.pagination.total ?? null,
+    cursorOf: (entity) => result.cursorOf(hits.get(entity)!),
   }
 }
 

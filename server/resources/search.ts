@@ -1,7 +1,9 @@
+import { sha256 } from '@oslojs/crypto/sha2'
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
 import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Page, SortKey } from '../../shared/query/types.ts'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { SortValue } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
@@ -17,6 +19,8 @@ export interface SearchResult {
   data: SearchHit[]
   pagination: Pagination
   lastModified: string
+  /** The cursor of the page that starts right after `hit` (what `nextCursor` is for the last one). */
+  cursorOf: (hit: SearchHit) => string
 }
 
 /** Collections `q` searches: those with searchable fields the principal may read. */
@@ -26,16 +30,25 @@ export function searchableFor(principal: Principal, only?: Resource): Resource[]
   )
 }
 
+/** What a search's cursors are bound to: the organization, the text and the order. */
+function searchBinding(principal: Principal, text: string, sort: SortKey[]): string {
+  return encodeBase64urlNoPadding(
+    sha256(new TextEncoder().encode(JSON.stringify([principal.orgId, 'search', text, sort]))),
+  )
+}
+
 /**
  * Full-text search across collections, newest first (or by `sort` on createdAt/updatedAt): each
  * collection answers its best `n` rows through its own index, and the lists are merged. Cursors
  * and `after` carry the (timestamp, id) of the last hit, which orders hits of every collection.
+ * Every front door searches through here (/search over REST and QUERY, GraphQL's `search`), so a
+ * cursor one of them hands out continues the same search in another.
  */
 export async function searchAll(
   ctx: EngineContext,
   principal: Principal,
   text: string,
-  options: { sort: SortKey[]; page: Page; includeTotal: boolean; binding: string; only?: Resource },
+  options: { sort: SortKey[]; page: Page; includeTotal: boolean; only?: Resource },
 ): Promise<SearchResult> {
   const collections = searchableFor(principal, options.only)
   if (collections.length === 0) {
@@ -46,8 +59,14 @@ export async function searchAll(
   const sort = options.sort
   const key = sort[0]!
   const { page } = options
+  const binding = searchBinding(principal, text, sort)
+  const cursorOf = (hit: SearchHit) =>
+    ctx.cursors.encode(
+      binding,
+      ctx.store.records.sortValues(resourceByName(hit.collection)!, hit.record, stableOrder([key])),
+    )
   let after: SortValue[] | undefined
-  if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(options.binding, page.cursor, 2)
+  if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, 2)
   if (page.style === 'keyset') after = await keysetStart(ctx, principal, collections, key, page.after)
   const skip =
     page.style === 'page' ? (page.page - 1) * page.limit : page.style === 'offset' ? page.offset : 0
@@ -80,23 +99,17 @@ export async function searchAll(
         )
       ).reduce((n, count) => n + count, 0)
     : null
-  const last = pageHits.at(-1)
+  const data = pageHits.map((h) => ({ collection: h.collection.name, record: h.entity }))
+  const last = data.at(-1)
   let pagination: Pagination
   if (page.style === 'cursor') {
-    const next =
-      hasMore && last
-        ? ctx.cursors.encode(
-            options.binding,
-            ctx.store.records.sortValues(last.collection, last.entity, stableOrder([key])),
-          )
-        : null
-    pagination = { limit: page.limit, hasMore, nextCursor: next }
+    pagination = { limit: page.limit, hasMore, nextCursor: hasMore && last ? cursorOf(last) : null }
     if (options.includeTotal) pagination.total = total
   } else if (page.style === 'keyset') {
     pagination = {
       limit: page.limit,
       hasMore,
-      nextAfter: hasMore && last ? (last.entity.id as string) : null,
+      nextAfter: hasMore && last ? (last.record.id as string) : null,
     }
     if (options.includeTotal) pagination.total = total
   } else {
@@ -113,9 +126,10 @@ export async function searchAll(
     (at) => at ?? '',
   )
   return {
-    data: pageHits.map((h) => ({ collection: h.collection.name, record: h.entity })),
+    data,
     pagination,
     lastModified: changes.filter(Boolean).sort().at(-1) ?? new Date(0).toISOString(),
+    cursorOf,
   }
 }
 

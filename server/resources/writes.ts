@@ -129,7 +129,7 @@ export async function createRecord(
     const entity = await unlessTaken(resource, () =>
       tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now }),
     )
-    await appendEvent(tx.store, principal.orgId, resource, 'created', entity, now)
+    await appendEvent(tx, principal, resource, 'created', entity, now)
     return entity
   })
 }
@@ -161,7 +161,7 @@ export async function updateRecord(
     await checkRelations(tx, resource, principal.orgId, values, id)
     const now = isoNow(tx.clock())
     const entity = await unlessTaken(resource, () => tx.store.records.update(resource, before, values, now))
-    await appendEvent(tx.store, principal.orgId, resource, 'updated', entity, now)
+    await appendEvent(tx, principal, resource, 'updated', entity, now)
     return entity
   })
 }
@@ -169,6 +169,7 @@ export async function updateRecord(
 /** Deletes a record and, first, its nested children, each with its own event. */
 async function deleteWithChildren(
   ctx: EngineContext,
+  principal: Principal,
   resource: Resource,
   record: StoredRecord,
   now: string,
@@ -176,7 +177,7 @@ async function deleteWithChildren(
   const id = record.entity.id as string
   for (const child of childrenOf(resource)) {
     for (const childRecord of await ctx.store.records.children(child, id))
-      await deleteWithChildren(ctx, child, childRecord, now)
+      await deleteWithChildren(ctx, principal, child, childRecord, now)
   }
   const blockers = await ctx.store.records.referencesTo(resource, id)
   if (blockers.length > 0) {
@@ -187,7 +188,7 @@ async function deleteWithChildren(
     )
   }
   await ctx.store.records.remove(resource, id)
-  await appendEvent(ctx.store, record.orgId, resource, 'deleted', record.entity, now)
+  await appendEvent(ctx, principal, resource, 'deleted', record.entity, now)
 }
 
 export async function deleteRecord(
@@ -205,7 +206,7 @@ export async function deleteRecord(
     const tx = { ...ctx, store }
     const record = await loadRecord(tx, principal, resource, id, parent, true)
     checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
-    await deleteWithChildren(tx, resource, record, isoNow(tx.clock()))
+    await deleteWithChildren(tx, principal, resource, record, isoNow(tx.clock()))
   })
 }
 
@@ -237,7 +238,7 @@ export async function bulkDeleteRecords(
         limit: 500,
       })
       for (const entity of batch)
-        await deleteWithChildren(tx, resource, { orgId: principal.orgId, entity }, now)
+        await deleteWithChildren(tx, principal, resource, { orgId: principal.orgId, entity }, now)
       deleted += batch.length
       if (batch.length < 500) return deleted
     }

@@ -5,7 +5,7 @@ import { parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagination.ts'
 import { parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
-import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { type Action, RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
 import { conditionalJson } from '../http/conditional.ts'
@@ -14,6 +14,7 @@ import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
 import { ACCEPT_QUERY } from '../query/media.ts'
+import { runAction } from '../resources/actions.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
@@ -26,6 +27,7 @@ import {
   updateRecord,
 } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
+import { readActionBody } from './action-body.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 
 export interface RestDeps {
@@ -180,6 +182,34 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   return table
 }
 
+/**
+ * `POST /{collection}/{id}/{action}`: 200 with the whole changed record, replayed for a repeated
+ * `Idempotency-Key` as a create is; `If-Match` compares the tag this version's GET handed out.
+ */
+function actionTable(resource: Resource, action: Action, deps: RestDeps): MethodTable {
+  const { engine, version } = deps
+  const represent = (entity: Record<string, unknown>) => fromBase(version, resource, entity)
+  return {
+    POST: async ({ request, url, params, principal }) => {
+      rejectUnknownParams(url.searchParams, NO_PARAMS)
+      const body = await readActionBody(request)
+      const tags = ifMatch(request)
+      const answer = await runIdempotent(
+        engine,
+        principal,
+        idempotencyKeyOf(request, url.pathname, body),
+        () => authorizeWrite(principal, resource),
+        async (tx) => {
+          const ctx = { ...engine, store: tx }
+          const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)
+          return entityAnswer(200, represent(entity))
+        },
+      )
+      return idempotentResponse(answer)
+    },
+  }
+}
+
 /** Mounts every declared resource under `prefix` (`/api/v1`): collections, singletons and nested paths. */
 export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void {
   const mount = (path: string, table: MethodTable, resource?: Resource, nested = false) => {
@@ -239,6 +269,8 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
   for (const resource of RESOURCES) {
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
     mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)
+    for (const action of resource.actions)
+      mount(`${prefix}/${resource.name}/:id/${action.name}`, actionTable(resource, action, deps), resource)
     if (resource.parent) {
       const base = `${prefix}/${resource.parent.collection}/:id/${resource.name}`
       mount(base, collectionTable(prefix, resource, deps, true), resource, true)

@@ -52,10 +52,40 @@ export function layoutOf(resource: Resource): [string, string, Field][] {
   return layout
 }
 
+type Member = [key: string, column: string, field: Field]
+type Step = [name: string, column: string, field: Field] | [name: string, members: Member[]]
+
+const plans = new WeakMap<Resource, Step[]>()
+
+/** The layout as a record shows it: a declared object (an event's `actor`) gathers its members. */
+function planOf(resource: Resource): Step[] {
+  let plan = plans.get(resource)
+  if (!plan) {
+    plan = resource.presented.map((name): Step => {
+      const members = resource.objects[name]
+      if (!members) return [name, columnOf(name), resource.fields[name]!]
+      return [
+        name,
+        Object.entries(members).map(([key, f]): Member => [key, columnOf(f), resource.fields[f]!]),
+      ]
+    })
+    plans.set(resource, plan)
+  }
+  return plan
+}
+
 /** Builds the API representation of a row: camelCase fields in declaration order. */
 export function serializeRow(resource: Resource, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id }
-  for (const [name, column, field] of layoutOf(resource)) out[name] = fromColumn(field, row[column])
+  for (const step of planOf(resource)) {
+    if (step.length === 3) {
+      out[step[0]] = fromColumn(step[2], row[step[1]])
+      continue
+    }
+    const values = step[1].map(([key, column, field]) => [key, fromColumn(field, row[column])] as const)
+    // Null when every member is (an event appended before actors were recorded).
+    out[step[0]] = values.every(([, value]) => value === null) ? null : Object.fromEntries(values)
+  }
   out.createdAt = row.created_at
   out.updatedAt = row.updated_at
   return out

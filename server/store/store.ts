@@ -19,6 +19,7 @@ import type {
   PageRequest,
   RefreshTokenRecord,
   SortValue,
+  StateChange,
   StoredAnswer,
   StoredQuery,
   StoredRecord,
@@ -71,6 +72,11 @@ export interface RecordStore {
   insert(resource: Resource, record: NewRecord): Promise<Entity>
   /** Sets `values` and the update time of the record `before`; returns it as a read would answer afterwards. */
   update(resource: Resource, before: Entity, values: Record<string, unknown>, now: string): Promise<Entity>
+  /**
+   * Sets a state field of the record `before` to `change.to` if, in the same statement, it still
+   * holds one of `change.from`; the changed record, or null when it held another state.
+   */
+  transition(resource: Resource, before: Entity, change: StateChange, now: string): Promise<Entity | null>
   remove(resource: Resource, id: string): Promise<void>
   /** Children of a record (`line-items` of an order), oldest first. */
   children(child: Resource, parentId: string): Promise<StoredRecord[]>

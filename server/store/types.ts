@@ -1,4 +1,5 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
+import type { Actor } from '../../shared/resources/events.ts'
 
 /**
  * What the store takes and gives, whichever backend runs it: entities (the API's JSON shape),
@@ -40,6 +41,14 @@ export interface NewRecord {
   values: Record<string, unknown>
   now: string
 }
+
+/** An action's change of a state field: to `to`, from one of `from` (shared/resources/define.ts). */
+export interface StateChange {
+  field: string
+  from: readonly unknown[]
+  to: unknown
+}
+
 export interface ChildPagesRequest {
   where: Condition[]
   search?: string
@@ -58,6 +67,10 @@ export interface NewEvent {
   resource: string
   resourceId: unknown
   data: Entity
+  /** Who made the change; null only for events appended before actors were recorded. */
+  actor: Actor | null
+  /** The X-Request-Id of the request that made it; null when no request did (admin commands). */
+  requestId: string | null
 }
 
 /** Which events a reader wants; an absent list keeps every event. */

@@ -13,11 +13,46 @@ export interface ResourceInput {
   /** Clients may create, change and delete records (false for the event log). */
   writable?: boolean
   fields: Record<string, Field>
+  /**
+   * Declared fields a record shows as one object, by key: `actor: { type: 'actorType', id:
+   * 'actorId' }` shows the stored `actorType` and `actorId` as `actor: {type, id}`, null when
+   * every member is null. Each member stays a field of its own for storage and filters
+   * (`actor_id=`). Read-only resources only: a write body has no object to take apart.
+   */
+  objects?: Record<string, Record<string, string>>
+  /** Actions on one record (`POST /{collection}/{id}/{action}`), by name (`cancel`). */
+  actions?: Record<string, ActionInput>
+}
+
+/**
+ * An action moves a record from one state to another: it sets `field` to `to` when the field holds
+ * one of `from`, and answers 409 naming the current state otherwise.
+ */
+export interface ActionInput {
+  /** The field that holds the record's state (`status`, `published`). */
+  field: string
+  /** The states the action may start from. */
+  from: readonly (string | boolean)[]
+  /** The state it leaves the record in. */
+  to: string | boolean
+  /** The past tense, the event's change (`cancelled`, in `order.cancelled`). */
+  past: string
+  /** What it does, in a few words (OpenAPI's summary, GraphQL's description). */
+  summary: string
+}
+
+export interface Action extends ActionInput {
+  /** The path segment (`cancel`, `rotate-secret`). */
+  name: string
 }
 
 /** A resource declaration: the single source of truth routes, SQL, GraphQL and the CLI derive from. */
-export interface Resource extends Required<Omit<ResourceInput, 'parent'>> {
+export interface Resource extends Required<Omit<ResourceInput, 'parent' | 'actions'>> {
+  /** The keys of a record as clients see it, in order: fields, with each object at its first member's place. */
+  presented: string[]
   parent?: { collection: string; field: string }
+  /** Its actions, in declaration order. */
+  actions: readonly Action[]
   table: string
   /** Scopes: `read:name`, `write:name`, and `delete:name` for bulk delete. */
   scopes: { read: string; write: string; delete: string }
@@ -41,18 +76,56 @@ export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.t
 /** The fields every record has, read-only. */
 export const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const
 
+/** The object a field is a member of (`actorId` -> `actor`), if any. */
+export function objectOf(resource: Pick<Resource, 'objects'>, field: string): string | undefined {
+  for (const [name, members] of Object.entries(resource.objects))
+    if (Object.values(members).includes(field)) return name
+  return undefined
+}
+
+function presentedKeys(input: ResourceInput): string[] {
+  const objects = input.objects ?? {}
+  if (input.writable !== false && Object.keys(objects).length > 0)
+    throw new Error(`${input.name}: objects are for read-only resources`)
+  const keys: string[] = []
+  for (const name of Object.keys(input.fields)) {
+    const object = objectOf({ objects }, name) ?? name
+    if (!keys.includes(object)) keys.push(object)
+  }
+  for (const [name, members] of Object.entries(objects)) {
+    if (Object.hasOwn(input.fields, name))
+      throw new Error(`${input.name}: object ${name} clashes with a field`)
+    for (const member of Object.values(members))
+      if (!Object.hasOwn(input.fields, member)) throw new Error(`${input.name}.${name}: no field ${member}`)
+  }
+  return keys
+}
+
 export function defineResource(input: ResourceInput): Resource {
   const fields = input.fields
   const names = Object.keys(fields)
+  const objects = input.objects ?? {}
+  const presented = presentedKeys(input)
   const properties: Record<string, TSchema> = { id: Type.String({ description: `${input.prefix}_…` }) }
-  for (const [name, f] of Object.entries(fields)) {
-    properties[name] = f.nullable ? Type.Union([f.schema, Type.Null()]) : f.schema
+  for (const name of presented) {
+    const members = objects[name]
+    if (members) {
+      const shape = Object.fromEntries(Object.entries(members).map(([key, f]) => [key, fields[f]!.schema]))
+      const nullable = Object.values(members).some((f) => fields[f]!.nullable)
+      const object = Type.Object(shape, { additionalProperties: false })
+      properties[name] = nullable ? Type.Union([object, Type.Null()]) : object
+    } else {
+      const f = fields[name]!
+      properties[name] = f.nullable ? Type.Union([f.schema, Type.Null()]) : f.schema
+    }
   }
   properties.createdAt = Type.String({ format: 'date-time' })
   properties.updatedAt = Type.String({ format: 'date-time' })
   return {
     writable: true,
     ...input,
+    objects,
+    presented,
     table: snakeCase(input.name.replace(/-/g, '_')),
     scopes: { read: `read:${input.name}`, write: `write:${input.name}`, delete: `delete:${input.name}` },
     schema: Type.Object(properties, { additionalProperties: false, title: input.singular }),
@@ -63,5 +136,30 @@ export function defineResource(input: ResourceInput): Resource {
     callerDefaultFields: names.filter((n) => fields[n]!.defaultToCaller),
     privilegedFields: names.filter((n) => fields[n]!.privileged),
     eventName: snakeCase(input.singular),
+    actions: Object.entries(input.actions ?? {}).map(([name, action]) =>
+      checkedAction(input, { name, ...action }),
+    ),
   }
+}
+
+const ACTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+const CHANGES = ['created', 'updated', 'deleted']
+
+/** An action must name a state field of its resource and states that field can hold. */
+function checkedAction(input: ResourceInput, action: Action): Action {
+  const where = `${input.name} action ${action.name}`
+  const field = input.fields[action.field]
+  if (!ACTION_NAME.test(action.name)) throw new Error(`${where}: the name must be a lower-case path segment`)
+  if (input.writable === false) throw new Error(`${where}: ${input.name} is read-only`)
+  if (!field || (field.kind !== 'enum' && field.kind !== 'boolean'))
+    throw new Error(`${where}: ${action.field} must be an enum or boolean field`)
+  const states: readonly unknown[] = field.kind === 'enum' ? field.values! : [true, false]
+  for (const state of [...action.from, action.to])
+    if (!states.includes(state))
+      throw new Error(`${where}: ${String(state)} is not a state of ${action.field}`)
+  if (action.from.length === 0 || action.from.includes(action.to))
+    throw new Error(`${where}: it must start from at least one state other than ${String(action.to)}`)
+  if (!/^[a-z_]+$/.test(action.past) || CHANGES.includes(action.past))
+    throw new Error(`${where}: the past tense ${action.past} would not give an event type of its own`)
+  return action
 }

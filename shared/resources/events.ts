@@ -1,7 +1,20 @@
 import { defineResource } from './define.ts'
-import { json, text } from './fields.ts'
+import { enumeration, json, text } from './fields.ts'
 
-/** The append-only event log: one record per create, update and delete, written in the same transaction. */
+/** Who made a change: a user's token, a client-credentials token, or the system (admin commands). */
+export const ACTOR_TYPES = ['user', 'client', 'system'] as const
+
+/** The `actor` of an event: `{type: 'user', id: 'usr_…'}`, `{type: 'client', id: <client id>}`. */
+export interface Actor {
+  type: (typeof ACTOR_TYPES)[number]
+  id: string
+}
+
+/**
+ * The append-only event log: one record per create, update and delete, written in the same
+ * transaction, with who made it (`actor`) and in which request (`requestId`, its X-Request-Id).
+ * Events appended before these were recorded carry null for both.
+ */
 export const events = defineResource({
   name: 'events',
   singular: 'event',
@@ -12,5 +25,9 @@ export const events = defineResource({
     resource: text({ readOnly: true, filter: 'eq' }),
     resourceId: text({ readOnly: true, filter: 'eq' }),
     data: json({ readOnly: true }),
+    actorType: enumeration(ACTOR_TYPES, { readOnly: true, nullable: true }),
+    actorId: text({ readOnly: true, nullable: true, filter: 'eq' }),
+    requestId: text({ readOnly: true, nullable: true }),
   },
+  objects: { actor: { type: 'actorType', id: 'actorId' } },
 })

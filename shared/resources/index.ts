@@ -1,6 +1,6 @@
 import { addresses } from './addresses.ts'
 import { comments } from './comments.ts'
-import type { Resource } from './define.ts'
+import type { Action, Resource } from './define.ts'
 import { events } from './events.ts'
 import { lineItems } from './line-items.ts'
 import { orders } from './orders.ts'
@@ -8,7 +8,7 @@ import { posts } from './posts.ts'
 import { products } from './products.ts'
 import { users } from './users.ts'
 
-export type { Resource } from './define.ts'
+export type { Action, Resource } from './define.ts'
 export type { Field } from './fields.ts'
 
 /** Every resource the API serves, in dependency order (parents and referenced ones first). */
@@ -32,6 +32,17 @@ export function resourceByName(name: string): Resource | undefined {
 /** The nested collections of a resource (`orders` -> `line-items`). */
 export function childrenOf(resource: Resource): Resource[] {
   return RESOURCES.filter((r) => r.parent?.collection === resource.name)
+}
+
+// An action and a nested collection would share one path: /orders/{id}/line-items.
+for (const resource of RESOURCES)
+  for (const action of resource.actions)
+    if (childrenOf(resource).some((child) => child.name === action.name))
+      throw new Error(`${resource.name}: the action ${action.name} has the name of a nested collection`)
+
+/** The action of a resource with this name. */
+export function actionOf(resource: Resource, name: string): Action | undefined {
+  return resource.actions.find((action) => action.name === name)
 }
 
 /** Every scope the service knows, in a stable order. */

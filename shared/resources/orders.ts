@@ -13,4 +13,21 @@ export const orders = defineResource({
     amount: integer({ filter: 'eq+range', sort: true }),
     currency: text({ min: 3, max: 3, format: 'currency', filter: 'eq' }),
   },
+  actions: {
+    cancel: {
+      field: 'status',
+      from: ['pending', 'paid'],
+      to: 'cancelled',
+      past: 'cancelled',
+      summary: 'Cancel an order that is pending or paid',
+    },
+    ship: { field: 'status', from: ['paid'], to: 'shipped', past: 'shipped', summary: 'Ship a paid order' },
+    deliver: {
+      field: 'status',
+      from: ['shipped'],
+      to: 'delivered',
+      past: 'delivered',
+      summary: 'Mark a shipped order delivered',
+    },
+  },
 })

@@ -11,4 +11,20 @@ export const posts = defineResource({
     body: text({ max: 100_000, min: 0, default: '', search: true }),
     published: boolean({ default: false, filter: 'eq' }),
   },
+  actions: {
+    publish: {
+      field: 'published',
+      from: [false],
+      to: true,
+      past: 'published',
+      summary: 'Publish a draft post',
+    },
+    unpublish: {
+      field: 'published',
+      from: [true],
+      to: false,
+      past: 'unpublished',
+      summary: 'Take a published post back to draft',
+    },
+  },
 })

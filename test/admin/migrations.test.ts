@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { migrate } from 'bun-sqlite-migrations'
 import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { MIGRATIONS } from '../../server/store/sqlite/migrations.ts'
+import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import { newId } from '../../shared/ids.ts'
 
 describe('migration 4 (idempotency keys per user, optional comment authors)', () => {
@@ -49,5 +50,37 @@ describe('migration 4 (idempotency keys per user, optional comment authors)', ()
     })
     expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
     expect(db.query('PRAGMA foreign_key_check').all()).toEqual([])
+  })
+})
+
+describe('migration 6 (who made an event, in which request)', () => {
+  it('keeps every event of a version-5 database, with null for actor and requestId', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'api-migrate-')), 'api.db'))
+    migrate(db, MIGRATIONS, 5)
+    const now = new Date().toISOString()
+    const org = newId('org', Date.now())
+    const event = newId('evt', Date.now())
+    db.run('INSERT INTO orgs (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [org, 'Old', now, now])
+    db.run(
+      "INSERT INTO events (id, org_id, type, resource, resource_id, data, created_at, updated_at) VALUES (?, ?, 'user.created', 'users', 'usr_x', '{\"id\":\"usr_x\"}', ?, ?)",
+      [event, org, now, now],
+    )
+
+    expect(migrateDatabase(db)).toBe(MIGRATIONS.length)
+
+    const store = sqliteStore(db)
+    const [kept] = await store.events.after(org, { after: 0, until: await store.events.last() }, {}, 10)
+    expect(kept!.entity).toEqual({
+      id: event,
+      type: 'user.created',
+      resource: 'users',
+      resourceId: 'usr_x',
+      data: { id: 'usr_x' },
+      actor: null,
+      requestId: null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
   })
 })

@@ -240,7 +240,14 @@ describe('api-server serve --tls-cert --tls-key', () => {
       const login = await cli(['login', '--client-credentials'])
       expect(login).toMatchObject({ code: 0, stdout: '' })
       expect(login.stderr).toStartWith(`Logged in to ${server.url}`)
-      const created = await cli(['create', 'products', 'name=Lamp', 'sku=L-1', 'price:=1999', 'currency=EUR'])
+      const created = await cli([
+        'create',
+        'products',
+        'name=Lamp',
+        'sku=L-1',
+        'price[value]:=1999',
+        'price[currency]=EUR',
+      ])
       expect(created.code).toBe(0)
       const listed = await cli(['list', 'products'])
       expect(listed).toMatchObject({ code: 0, stderr: '' })

@@ -40,7 +40,7 @@ describe('api delete ID', () => {
     expect(run.stdout).toBe('')
     expect(run.questions).toEqual([])
     expect(run.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
-      `DELETE /api/v1/orders/${orders[0]!.id}`,
+      `DELETE /api/v2/orders/${orders[0]!.id}`,
     ])
     expect(await remainingStatuses()).toEqual(['paid', 'cancelled'])
   })
@@ -80,7 +80,7 @@ describe('api delete COLLECTION (every matching record)', () => {
 
   it('asks on a terminal and deletes the whole collection when the answer is yes', async () => {
     const run = await runCli(['delete', 'orders'], { env, tty: true, answer: true })
-    expect(run.questions).toEqual(['Delete EVERY order in /api/v1/orders?'])
+    expect(run.questions).toEqual(['Delete EVERY order in /api/v2/orders?'])
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toEqual({ deleted: 3 })
     expect(await remainingStatuses()).toEqual([])
@@ -88,7 +88,7 @@ describe('api delete COLLECTION (every matching record)', () => {
 
   it('names the filters in the question and deletes nothing when the answer is no', async () => {
     const run = await runCli(['delete', 'orders', '--amount-gte', '20'], { env, tty: true, answer: false })
-    expect(run.questions).toEqual(['Delete every order matching the filters in /api/v1/orders?'])
+    expect(run.questions).toEqual(['Delete every order matching the filters in /api/v2/orders?'])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('nothing deleted')
     expect(run.requests).toHaveLength(0)

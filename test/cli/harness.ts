@@ -3,7 +3,7 @@
  * terminal, clock and browser (but the real `fetch`), and as a subprocess of Bun. Every run checks
  * that no token or client secret reached stdout or stderr.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { credentialsPath } from '../../cli/config.ts'
@@ -177,4 +177,32 @@ export async function spawnCli(
   ])
   expectNoSecrets(stdout + stderr, env)
   return { code, stdout, stderr }
+}
+
+/** util-linux `script`, which runs a command on a pseudo-terminal. */
+export const SCRIPT = '/usr/bin/script'
+export const terminalAvailable = existsSync(SCRIPT)
+
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+
+/**
+ * Runs `bun cli/main.ts ...argv` on a pseudo-terminal, as a person at a terminal would: stdout,
+ * stderr and stdin are all the terminal, so the output is both streams as they were shown
+ * (line ends as `\n`).
+ */
+export async function spawnCliOnTerminal(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; output: string }> {
+  const command = [BUN, CLI, ...argv].map(shellQuote).join(' ')
+  const child = Bun.spawn([SCRIPT, '--quiet', '--return', '--command', command, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME ?? tmpdir(), TERM: 'dumb', ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [output, code] = await Promise.all([new Response(child.stdout).text(), child.exited])
+  expectNoSecrets(output, env)
+  return { code, output: output.replace(/\r\n/g, '\n') }
 }

@@ -188,7 +188,7 @@ describe('api list', () => {
     const run = await runCli(['list', `posts/${post.id}/comments`], { env: userEnv })
     expect(run.code).toBe(0)
     expect((JSON.parse(run.stdout) as { text: string }[]).map((c) => c.text)).toEqual(['second', 'first'])
-    expect(run.requests[0]!.url.pathname).toBe(`/api/v1/posts/${post.id}/comments`)
+    expect(run.requests[0]!.url.pathname).toBe(`/api/v2/posts/${post.id}/comments`)
   })
 
   it('prints one record per line with --format ndjson', async () => {

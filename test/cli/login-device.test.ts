@@ -203,7 +203,7 @@ describe.skipIf(!deviceFlowAvailable || !chromiumAvailable)('api login (device f
     expect(run.code).toBe(0)
     expect(run.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
       'POST /oauth/token',
-      'GET /api/v1/orders',
+      'GET /api/v2/orders',
     ])
     expect(new URLSearchParams(run.requests[0]!.body).get('grant_type')).toBe('refresh_token')
     const after = storedFile(login.env.XDG_CONFIG_HOME!)!.servers[server.url]!

@@ -37,9 +37,10 @@ describe('output format', () => {
       options: { tty: true },
       check: (stdout) => {
         const [header, ...rows] = stdout.trimEnd().split('\n')
-        expect(header).toMatch(/ID +USERID +STATUS +AMOUNT +CURRENCY +CREATEDAT/)
+        // v2: the amount is a money object, shown in major units with its currency.
+        expect(header).toMatch(/^ID +USERID +STATUS +AMOUNT +CREATEDAT$/)
         expect(rows).toHaveLength(2)
-        expect(rows[0]).toMatch(/^ord_\w+ +usr_\w+ +pending +200 +EUR +\d{4}-/)
+        expect(rows[0]).toMatch(/^ord_\w+ +usr_\w+ +pending +2\.00 EUR +\d{4}-/)
       },
     },
     {
@@ -47,7 +48,10 @@ describe('output format', () => {
       args: [],
       options: { tty: false },
       check: (stdout) =>
-        expect(JSON.parse(stdout).map((o: { amount: number }) => o.amount)).toEqual([200, 100]),
+        expect(JSON.parse(stdout).map((o: { amount: unknown }) => o.amount)).toEqual([
+          { value: 200, currency: 'EUR' },
+          { value: 100, currency: 'EUR' },
+        ]),
     },
     {
       name: 'JSON on a terminal with --format json',
@@ -61,7 +65,7 @@ describe('output format', () => {
       options: { tty: true },
       check: (stdout) => {
         const lines = stdout.trimEnd().split('\n')
-        expect(lines.map((line) => JSON.parse(line).amount)).toEqual([200, 100])
+        expect(lines.map((line) => JSON.parse(line).amount.value)).toEqual([200, 100])
       },
     },
     {
@@ -91,9 +95,9 @@ describe('output format', () => {
     const id = JSON.parse((await runCli(['list', 'orders', '--limit', '1'], { env })).stdout)[0].id
     const table = await runCli(['get', 'orders', id], { env: { ...env, NO_COLOR: '1' }, tty: true })
     expect(table.stdout).toMatch(new RegExp(`^id +${id}$`, 'm'))
-    expect(table.stdout).toMatch(/^amount +200$/m)
+    expect(table.stdout).toMatch(/^amount +2\.00 EUR$/m)
     const piped = await runCli(['get', 'orders', id], { env })
-    expect(JSON.parse(piped.stdout)).toMatchObject({ id, amount: 200 })
+    expect(JSON.parse(piped.stdout)).toMatchObject({ id, amount: { value: 200, currency: 'EUR' } })
     expect(piped.stdout.trimEnd().split('\n')).toHaveLength(1)
   })
 
@@ -155,7 +159,7 @@ describe('colours', () => {
 
 describe('stdout and stderr', () => {
   it('prints the API error (code, status, message, details) on stderr and nothing on stdout', async () => {
-    const run = await runCli(['create', 'orders', 'amount:=-1'], { env })
+    const run = await runCli(['create', 'orders', 'amount[value]:=-1', 'amount[currency]=EUR'], { env })
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toStartWith('error VALIDATION_ERROR (422): ')

@@ -72,21 +72,24 @@ describe('api as a process', () => {
   })
 
   it('keeps data on stdout and messages on stderr', async () => {
-    const created = await spawnCli(['create', 'orders', `userId=${userId}`, 'amount:=1', 'currency=EUR'], env)
+    const created = await spawnCli(
+      ['create', 'orders', `userId=${userId}`, 'amount[value]:=1', 'amount[currency]=EUR'],
+      env,
+    )
     expect(created.code).toBe(0)
     expect(created.stderr).toBe('')
-    expect(JSON.parse(created.stdout)).toMatchObject({ amount: 1 })
-    const failed = await spawnCli(['create', 'orders', 'amount:=1'], env)
+    expect(JSON.parse(created.stdout)).toMatchObject({ amount: { value: 1, currency: 'EUR' } })
+    const failed = await spawnCli(['create', 'orders', 'amount[value]:=1', 'amount[currency]=EUR'], env)
     expect(failed.code).toBe(1)
     expect(failed.stdout).toBe('')
     expect(failed.stderr).toStartWith('error VALIDATION_ERROR (422)')
   })
 
   it('reads --data @- from standard input', async () => {
-    const body = JSON.stringify({ userId, amount: 2, currency: 'EUR' })
+    const body = JSON.stringify({ userId, amount: { value: 2, currency: 'EUR' } })
     const run = await spawnCli(['create', 'orders', '--data', '@-'], env, body)
     expect(run.code).toBe(0)
-    expect(JSON.parse(run.stdout)).toMatchObject({ userId, amount: 2 })
+    expect(JSON.parse(run.stdout)).toMatchObject({ userId, amount: { value: 2, currency: 'EUR' } })
   })
 
   const colours: { name: string; extra: Env; colored: boolean }[] = [
@@ -117,7 +120,7 @@ describe('api as a process', () => {
       status: 3,
       meaning: 'an unreachable server',
       // A POST without Idempotency-Key is not retried: no real backoff to wait for.
-      args: ['request', 'POST', '/api/v1/users', 'name=X'],
+      args: ['request', 'POST', '/api/v2/users', 'name=X'],
       env: () => ({ ...env, API_URL: 'http://127.0.0.1:9', API_TOKEN: 'token-for-nowhere-0123' }),
     },
     {

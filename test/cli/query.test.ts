@@ -72,7 +72,7 @@ describe('api query', () => {
       expect(run.requests).toHaveLength(1)
       const sent = run.requests[0]!
       expect(sent.method).toBe('QUERY')
-      expect(sent.url.pathname).toBe('/api/v1/orders')
+      expect(sent.url.pathname).toBe('/api/v2/orders')
       expect(sent.headers.get('content-type')).toBe(type)
       expect(sent.body).toBe(body)
     })
@@ -102,7 +102,7 @@ describe('api query', () => {
     })
     const rows = run.stdout.trimEnd().split('\n')
     expect(rows[0]).toMatch(/^ID +USERID +STATUS +AMOUNT/)
-    expect(rows.slice(1).map((row) => row.split(/ +/)[3])).toEqual(['1500', '900'])
+    expect(rows.slice(1).map((row) => row.split(/ {2,}/)[3])).toEqual(['15.00 EUR', '9.00 EUR'])
   })
 
   it('reads the body from a file with @file', async () => {
@@ -131,7 +131,7 @@ describe('api query', () => {
 
   it('shows the 405 for a QUERY on a single record (exit 1)', async () => {
     const run = await runCli(['query', `orders/${paid[0]!.id}`, '--form', 'status=paid'], { env })
-    expect(run.requests[0]!.url.pathname).toBe(`/api/v1/orders/${paid[0]!.id}`)
+    expect(run.requests[0]!.url.pathname).toBe(`/api/v2/orders/${paid[0]!.id}`)
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('METHOD_NOT_ALLOWED (405)')
   })

@@ -63,16 +63,26 @@ const collections: {
   {
     name: 'products',
     spec: () => 'products',
-    fields: () => ['name=Desk', `sku=D-${crypto.randomUUID().slice(0, 6)}`, 'price:=25000', 'currency=EUR'],
+    fields: () => [
+      'name=Desk',
+      `sku=D-${crypto.randomUUID().slice(0, 6)}`,
+      'price[value]:=25000',
+      'price[currency]=EUR',
+    ],
     update: ['active', false],
-    replace: () => ['name=Desk 2', `sku=D2-${crypto.randomUUID().slice(0, 6)}`, 'price:=1', 'currency=USD'],
+    replace: () => [
+      'name=Desk 2',
+      `sku=D2-${crypto.randomUUID().slice(0, 6)}`,
+      'price[value]:=1',
+      'price[currency]=USD',
+    ],
   },
   {
     name: 'orders',
     spec: () => 'orders',
-    fields: () => [`userId=${userId}`, 'amount:=1200', 'currency=EUR', 'status=paid'],
+    fields: () => [`userId=${userId}`, 'amount[value]:=1200', 'amount[currency]=EUR', 'status=paid'],
     update: ['status', 'shipped'],
-    replace: () => [`userId=${userId}`, 'amount:=99', 'currency=USD'],
+    replace: () => [`userId=${userId}`, 'amount:={"value": 99, "currency": "USD"}'],
   },
   {
     name: 'posts',
@@ -112,7 +122,7 @@ describe('api create / get / update / replace / delete', () => {
       expect(create.code).toBe(0)
       const record = JSON.parse(create.stdout) as Json
       expect(create.requests[0]!.method).toBe('POST')
-      expect(create.requests[0]!.url.pathname).toBe(`/api/v1/${spec()}`)
+      expect(create.requests[0]!.url.pathname).toBe(`/api/v2/${spec()}`)
       const collection = spec().split('/').at(-1)!
 
       const get = await runCli(['get', collection, record.id as string], { env })
@@ -151,8 +161,8 @@ describe('api create fields', () => {
         'products',
         'name=007',
         `sku=${sku}`,
-        'price:=1999',
-        'currency=EUR',
+        'price[value]:=1999',
+        'price[currency]=EUR',
         'active:=false',
         'description:=null',
       ],
@@ -162,8 +172,7 @@ describe('api create fields', () => {
     expect(JSON.parse(run.requests[0]!.body!)).toEqual({
       name: '007',
       sku,
-      price: 1999,
-      currency: 'EUR',
+      price: { value: 1999, currency: 'EUR' },
       active: false,
       description: null,
     })
@@ -185,10 +194,11 @@ describe('api create fields', () => {
     ]
   for (const { name, args, stdin } of dataSources) {
     it(`takes the whole body from ${name}`, async () => {
-      const body = JSON.stringify({ userId, amount: 4200, currency: 'EUR', status: 'paid' })
+      const amount = { value: 4200, currency: 'EUR' }
+      const body = JSON.stringify({ userId, amount, status: 'paid' })
       const run = await runCli(['create', 'orders', ...args(body)], { env, stdin: stdin?.(body) })
       expect(run.stderr).toBe('')
-      expect(JSON.parse(run.stdout)).toMatchObject({ userId, amount: 4200, status: 'paid' })
+      expect(JSON.parse(run.stdout)).toMatchObject({ userId, amount, status: 'paid' })
       expect(JSON.parse(run.requests[0]!.body!)).toEqual(JSON.parse(body))
     })
   }
@@ -219,7 +229,10 @@ describe('api create fields', () => {
   }
 
   it('shows every invalid field of a 422 on stderr and exits 1', async () => {
-    const run = await runCli(['create', 'orders', `userId=${userId}`, 'amount:=-5', 'currency=EURO'], { env })
+    const run = await runCli(
+      ['create', 'orders', `userId=${userId}`, 'amount[value]:=-5', 'amount[currency]=EURO'],
+      { env },
+    )
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toContain('VALIDATION_ERROR (422)')
@@ -232,7 +245,10 @@ describe('api create Idempotency-Key', () => {
   it('sends a fresh Idempotency-Key with each create', async () => {
     const keys: string[] = []
     for (let i = 0; i < 2; i++) {
-      const run = await runCli(['create', 'orders', `userId=${userId}`, 'amount:=1', 'currency=EUR'], { env })
+      const run = await runCli(
+        ['create', 'orders', `userId=${userId}`, 'amount[value]:=1', 'amount[currency]=EUR'],
+        { env },
+      )
       keys.push(run.requests[0]!.headers.get('idempotency-key')!)
     }
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/)
@@ -244,8 +260,8 @@ describe('api create Idempotency-Key', () => {
       'create',
       'orders',
       `userId=${userId}`,
-      'amount:=777',
-      'currency=EUR',
+      'amount[value]:=777',
+      'amount[currency]=EUR',
       '--idempotency-key',
       'ci-777',
     ]
@@ -259,7 +275,11 @@ describe('api create Idempotency-Key', () => {
 
   it('sends --if-match on update and shows the 412 when the record changed', async () => {
     const order = JSON.parse(
-      (await runCli(['create', 'orders', `userId=${userId}`, 'amount:=5', 'currency=EUR'], { env })).stdout,
+      (
+        await runCli(['create', 'orders', `userId=${userId}`, 'amount[value]:=5', 'amount[currency]=EUR'], {
+          env,
+        })
+      ).stdout,
     ) as Json
     const run = await runCli(
       ['update', 'orders', order.id as string, 'status=paid', '--if-match', '"stale"'],

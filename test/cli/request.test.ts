@@ -20,13 +20,12 @@ afterAll(async () => {
 const product = () => ({
   name: 'Lamp',
   sku: `L-${crypto.randomUUID().slice(0, 8)}`,
-  price: 1999,
-  currency: 'EUR',
+  price: { value: 1999, currency: 'EUR' },
 })
 
 describe('api request METHOD PATH', () => {
   it('sends an authenticated GET and prints the JSON answer', async () => {
-    const run = await runCli(['request', 'GET', '/api/v1/products?limit=1'], { env })
+    const run = await runCli(['request', 'GET', '/api/v2/products?limit=1'], { env })
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toMatchObject({ data: [], pagination: { limit: 1 } })
     expect(run.requests[0]!.headers.get('authorization')).toStartWith('Bearer ')
@@ -36,15 +35,24 @@ describe('api request METHOD PATH', () => {
   it('builds a JSON body from key=value and key:=json items', async () => {
     const { name, sku } = product()
     const run = await runCli(
-      ['request', 'post', '/api/v1/products', `name=${name}`, `sku=${sku}`, 'price:=1999', 'currency=EUR'],
+      [
+        'request',
+        'post',
+        '/api/v2/products',
+        `name=${name}`,
+        `sku=${sku}`,
+        'price[value]:=1999',
+        'price[currency]=EUR',
+      ],
       { env },
     )
     expect(run.code).toBe(0)
     const sent = run.requests[0]!
     expect(sent.method).toBe('POST')
     expect(sent.headers.get('content-type')).toBe('application/json')
-    expect(JSON.parse(sent.body!)).toEqual({ name, sku, price: 1999, currency: 'EUR' })
-    expect(JSON.parse(run.stdout)).toMatchObject({ name, sku, price: 1999 })
+    const price = { value: 1999, currency: 'EUR' }
+    expect(JSON.parse(sent.body!)).toEqual({ name, sku, price })
+    expect(JSON.parse(run.stdout)).toMatchObject({ name, sku, price })
   })
 
   it("sends every -H 'Name: value' header", async () => {
@@ -52,7 +60,7 @@ describe('api request METHOD PATH', () => {
       [
         'request',
         'GET',
-        '/api/v1/products',
+        '/api/v2/products',
         '-H',
         'X-Request-Id: cli-test-1',
         '--header',
@@ -79,7 +87,7 @@ describe('api request METHOD PATH', () => {
     it(`sends the body of ${name} as it is`, async () => {
       const body = JSON.stringify(product())
       const run = await runCli(
-        ['request', 'POST', '/api/v1/products', '-H', 'Content-Type: application/json', ...args(body)],
+        ['request', 'POST', '/api/v2/products', '-H', 'Content-Type: application/json', ...args(body)],
         { env, stdin: stdin?.(body) },
       )
       expect(run.stderr).toBe('')
@@ -89,7 +97,7 @@ describe('api request METHOD PATH', () => {
   }
 
   it('prints the status line and headers before the body with -i', async () => {
-    const run = await runCli(['request', 'GET', '/api/v1/products', '-i'], { env })
+    const run = await runCli(['request', 'GET', '/api/v2/products', '-i'], { env })
     expect(run.code).toBe(0)
     const [head, body] = run.stdout.split('\n\n')
     expect(head!.split('\n')[0]).toBe('HTTP 200 OK')
@@ -99,7 +107,7 @@ describe('api request METHOD PATH', () => {
   })
 
   it('prints an error answer with -i on stdout and still exits 1', async () => {
-    const run = await runCli(['request', 'GET', '/api/v1/products/prd_00000000000000000000000000', '-i'], {
+    const run = await runCli(['request', 'GET', '/api/v2/products/prd_00000000000000000000000000', '-i'], {
       env,
     })
     expect(run.code).toBe(1)
@@ -108,7 +116,7 @@ describe('api request METHOD PATH', () => {
   })
 
   it('shows an error answer on stderr without -i, exit 1', async () => {
-    const run = await runCli(['request', 'GET', '/api/v1/products?limit=0'], { env })
+    const run = await runCli(['request', 'GET', '/api/v2/products?limit=0'], { env })
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toMatch(/^error BAD_REQUEST \(400\): .+\n {2}limit: .+\n$/)
@@ -121,29 +129,29 @@ describe('api request METHOD PATH', () => {
           [
             'request',
             'POST',
-            '/api/v1/products',
+            '/api/v2/products',
             ...Object.entries(product()).map(([k, v]) =>
-              typeof v === 'number' ? `${k}:=${v}` : `${k}=${v}`,
+              typeof v === 'string' ? `${k}=${v}` : `${k}:=${JSON.stringify(v)}`,
             ),
           ],
           { env },
         )
       ).stdout,
     ) as { id: string }
-    const run = await runCli(['request', 'DELETE', `/api/v1/products/${created.id}`], { env })
+    const run = await runCli(['request', 'DELETE', `/api/v2/products/${created.id}`], { env })
     expect(run.code).toBe(0)
     expect(run.stdout).toBe('')
   })
 
   const usage: { args: string[]; message: string }[] = [
-    { args: ['request', 'FETCH', '/api/v1/products'], message: 'unknown method FETCH' },
+    { args: ['request', 'FETCH', '/api/v2/products'], message: 'unknown method FETCH' },
     { args: ['request', 'GET', 'api/v1/products'], message: 'PATH starts with /' },
     {
-      args: ['request', 'GET', '/api/v1/products', '-H', 'no colon'],
+      args: ['request', 'GET', '/api/v2/products', '-H', 'no colon'],
       message: '-H "no colon" is not "Name: value"',
     },
     {
-      args: ['request', 'POST', '/api/v1/products', 'a=1', '--input', 'x.json'],
+      args: ['request', 'POST', '/api/v2/products', 'a=1', '--input', 'x.json'],
       message: 'give fields or --input, not both',
     },
     { args: ['request', 'GET'], message: 'missing required args' },

@@ -95,7 +95,7 @@ describe('retries on 429 and 503', () => {
 
   it('does not retry a POST without an Idempotency-Key (it might run twice)', async () => {
     script = [busy(503, { 'Retry-After': '1' })]
-    const run = await runCli(['request', 'POST', '/api/v1/orders', 'amount:=5'], { env })
+    const run = await runCli(['request', 'POST', '/api/v2/orders', 'amount:=5'], { env })
     expect(run.code).toBe(1)
     expect(run.requests).toHaveLength(1)
     expect(run.sleeps).toEqual([])

@@ -47,7 +47,7 @@ describe('client-credentials login renewal', () => {
     const later = Date.now() + 2 * HOUR
     const run = await runCli(['list', 'orders'], { env, now: () => later })
     expect(run.code).toBe(0)
-    expect(calls(run)).toEqual(['POST /oauth/token', 'GET /api/v1/orders'])
+    expect(calls(run)).toEqual(['POST /oauth/token', 'GET /api/v2/orders'])
     expect(new URLSearchParams(run.requests[0]!.body).get('grant_type')).toBe('client_credentials')
     const after = stored(env)
     expect(after.accessToken).not.toBe(before.accessToken)
@@ -59,9 +59,9 @@ describe('client-credentials login renewal', () => {
     const env = await loggedInEnv(server, acme)
     const expiresAt = stored(env).expiresAt as number
     const early = await runCli(['list', 'orders'], { env, now: () => expiresAt - 61_000 })
-    expect(calls(early)).toEqual(['GET /api/v1/orders'])
+    expect(calls(early)).toEqual(['GET /api/v2/orders'])
     const late = await runCli(['list', 'orders'], { env, now: () => expiresAt - 59_000 })
-    expect(calls(late)).toEqual(['POST /oauth/token', 'GET /api/v1/orders'])
+    expect(calls(late)).toEqual(['POST /oauth/token', 'GET /api/v2/orders'])
   })
 
   it('renews once after a 401 and repeats the request', async () => {
@@ -69,7 +69,7 @@ describe('client-credentials login renewal', () => {
     saveLogin(env, server.url, { ...(stored(env) as StoredLogin), accessToken: 'revoked-or-garbled-token' })
     const run = await runCli(['list', 'orders'], { env })
     expect(run.code).toBe(0)
-    expect(calls(run)).toEqual(['GET /api/v1/orders', 'POST /oauth/token', 'GET /api/v1/orders'])
+    expect(calls(run)).toEqual(['GET /api/v2/orders', 'POST /oauth/token', 'GET /api/v2/orders'])
     expect(stored(env).accessToken).not.toBe('revoked-or-garbled-token')
   })
 
@@ -82,7 +82,7 @@ describe('client-credentials login renewal', () => {
     })
     const run = await runCli(['list', 'orders'], { env })
     expect(run.code).toBe(4)
-    expect(calls(run)).toEqual(['GET /api/v1/orders', 'POST /oauth/token'])
+    expect(calls(run)).toEqual(['GET /api/v2/orders', 'POST /oauth/token'])
     expect(run.stderr).toContain('has expired (invalid_client); run: api login')
   })
 
@@ -97,7 +97,7 @@ describe('client-credentials login renewal', () => {
       },
     })
     expect(run.code).toBe(0)
-    expect(calls(run)).toEqual(['GET /api/v1/orders', 'POST /oauth/token', 'GET /api/v1/orders'])
+    expect(calls(run)).toEqual(['GET /api/v2/orders', 'POST /oauth/token', 'GET /api/v2/orders'])
   })
 })
 
@@ -126,7 +126,7 @@ describe('refresh-token races', () => {
     })
     expect(run.code).toBe(0)
     expect(tokenCalls).toBe(1)
-    expect(calls(run)).toEqual(['POST /oauth/token', 'GET /api/v1/orders'])
+    expect(calls(run)).toEqual(['POST /oauth/token', 'GET /api/v2/orders'])
     expect(run.requests[1]!.headers.get('authorization')).toBe(`Bearer ${acme.token}`)
     expect(stored(env).refreshToken).toBe('rt-second-5678')
   })
@@ -173,6 +173,6 @@ describe('refresh-token races', () => {
     })
     expect(waits).toBe(1)
     expect(run.code).toBe(0)
-    expect(calls(run)).toEqual(['GET /api/v1/orders'])
+    expect(calls(run)).toEqual(['GET /api/v2/orders'])
   })
 })

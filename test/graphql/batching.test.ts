@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLineItem, createOrder, createProduct, createUser } from '../rest/fixtures.ts'
-import { statementsOf as allStatementsOf } from '../support/backend.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { data, type Loose } from './support.ts'
+import { data, type Loose, statementsOf } from './support.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -19,20 +18,6 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-/**
- * The statements that load records while `run` is under way. Authentication (key and revocation
- * look-ups), the collection's Last-Modified (cached until the next write) and transaction control
- * are the same for every request; the statements that load records are counted.
- */
-async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
-  return (await allStatementsOf(server.sql, run)).filter(
-    (sql) =>
-      !/\b(oauth_\w+|signing_keys)\b|data_version|total_changes|max\(created_at\)|^\s*(BEGIN|COMMIT|ROLLBACK|SELECT \$1)\b/i.test(
-        sql,
-      ),
-  )
-}
-
 const page = (first: number, total = '') => `{
   orders(first: ${first}) {
     ${total}
@@ -44,7 +29,7 @@ describe('batched relations (DataLoader)', () => {
   it('loads a page of 20 orders with their line items and products in a fixed number of statements', async () => {
     await data(server, acme, '{ __typename }') // warms the token cache: verification is not what is counted
     let result: Loose
-    const many = await statementsOf(async () => {
+    const many = await statementsOf(server.sql, async () => {
       result = await data(server, acme, page(20))
     })
     const orders = result.orders.nodes
@@ -56,14 +41,14 @@ describe('batched relations (DataLoader)', () => {
     }
     // The page, every order's user, the line items of all orders, their products.
     expect(many).toHaveLength(4)
-    const few = await statementsOf(() => data(server, acme, page(2)))
+    const few = await statementsOf(server.sql, () => data(server, acme, page(2)))
     expect(few).toHaveLength(many.length)
   })
 
   it('counts only when totalCount is selected, at the top and in nested connections', async () => {
     const counting = (statements: string[]) => statements.filter((sql) => /count\(\*\)/i.test(sql))
-    expect(counting(await statementsOf(() => data(server, acme, page(20))))).toEqual([])
-    const withTotals = await statementsOf(() =>
+    expect(counting(await statementsOf(server.sql, () => data(server, acme, page(20))))).toEqual([])
+    const withTotals = await statementsOf(server.sql, () =>
       data(server, acme, '{ orders(first: 20) { totalCount nodes { lineItems { totalCount } } } }'),
     )
     expect(counting(withTotals)).toHaveLength(2)

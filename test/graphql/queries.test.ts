@@ -52,10 +52,13 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-/** Every scalar field of a resource, in the order REST serializes them. */
+/** Every field of a resource, in the order REST serializes them; an object with its keys (`actor { type id }`). */
 const selection = (name: string) => {
   const resource = RESOURCES.find((r) => r.name === name)!
-  return ['id', ...Object.keys(resource.fields), 'createdAt', 'updatedAt'].join(' ')
+  const fields = resource.presented.map((f) =>
+    resource.objects[f] ? `${f} { ${Object.keys(resource.objects[f]).join(' ')} }` : f,
+  )
+  return ['id', ...fields, 'createdAt', 'updatedAt'].join(' ')
 }
 
 describe('singular and plural query fields', () => {

@@ -20,9 +20,7 @@ describe('the schema is generated from the resource declarations', () => {
     (_, r) => {
       const type = schema.getType(typeName(r)) as GraphQLObjectType
       const fields = Object.keys(type.getFields())
-      expect(fields).toEqual(
-        expect.arrayContaining(['id', ...Object.keys(r.fields), 'createdAt', 'updatedAt']),
-      )
+      expect(fields).toEqual(expect.arrayContaining(['id', ...r.presented, 'createdAt', 'updatedAt']))
       expect(query[r.singular]!.args.map((a) => a.name)).toEqual(['id'])
       const plural = query[pluralField(r)]!
       expect(getNamedType(plural.type).name).toBe(`${typeName(r)}Connection`)
@@ -75,7 +73,22 @@ describe('the schema is generated from the resource declarations', () => {
     expect(events.args.map((a) => `${a.name}: ${a.type}`)).toEqual(['types: [String!]', 'after: ID'])
     expect(isNonNullType(events.type)).toBe(true)
     const fields = Object.keys((getNamedType(events.type) as GraphQLObjectType).getFields())
-    expect(fields).toEqual(expect.arrayContaining(['id', 'type', 'resourceId', 'data', 'createdAt']))
+    expect(fields).toEqual(
+      expect.arrayContaining(['id', 'type', 'resourceId', 'data', 'actor', 'requestId', 'createdAt']),
+    )
+  })
+
+  it("types an event's actor as an object of an enum type and an id, null for events before actors", () => {
+    const event = (schema.getType('Event') as GraphQLObjectType).getFields()
+    expect(String(event.actor!.type)).toBe('EventActor')
+    expect(String(event.requestId!.type)).toBe('String')
+    const actor = (schema.getType('EventActor') as GraphQLObjectType).getFields()
+    expect(Object.entries(actor).map(([name, f]) => `${name}: ${f.type}`)).toEqual([
+      'type: EventActorType!',
+      'id: String!',
+    ])
+    const types = schema.getType('EventActorType') as GraphQLEnumType
+    expect(types.getValues().map((v) => v.value)).toEqual(['user', 'client', 'system'])
   })
 })
 

@@ -35,6 +35,7 @@ export function subscribe(
   transport: Transport,
   token: string,
   variables: { types?: string[]; after?: string } = {},
+  query = EVENTS,
 ): Subscriber {
   let iterator: AsyncIterableIterator<Loose>
   let dispose: () => Promise<void> | void
@@ -44,7 +45,7 @@ export function subscribe(
       headers: { Authorization: `Bearer ${token}` },
       retryAttempts: 0,
     })
-    iterator = client.iterate({ query: EVENTS, variables })
+    iterator = client.iterate({ query, variables })
     dispose = () => client.dispose()
   } else {
     const client = createWsClient({
@@ -53,7 +54,7 @@ export function subscribe(
       webSocketImpl: WebSocket,
       retryAttempts: 0,
     })
-    iterator = client.iterate({ query: EVENTS, variables })
+    iterator = client.iterate({ query, variables })
     dispose = () => client.dispose()
   }
   const next = (timeoutMs = 5000) =>

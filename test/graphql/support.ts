@@ -1,6 +1,7 @@
 import { expect } from 'bun:test'
 import { KeyRing } from '../../server/auth/keys.ts'
 import { issueAccessToken } from '../../server/auth/tokens.ts'
+import { statementsOf as allStatementsOf, type TestSql } from '../support/backend.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json'
@@ -118,4 +119,19 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
     if (Date.now() > until) throw new Error('condition not met in time')
     await Bun.sleep(20)
   }
+}
+
+/**
+ * The statements that load records while `run` is under way, on either backend
+ * (test/support/backend.ts). Authentication (key and revocation look-ups), the collection's
+ * Last-Modified (cached until the next write) and transaction control are the same for every
+ * request; the statements that load records are counted.
+ */
+export async function statementsOf(sql: TestSql, run: () => Promise<unknown>): Promise<string[]> {
+  return (await allStatementsOf(sql, run)).filter(
+    (text) =>
+      !/\b(oauth_\w+|signing_keys)\b|data_version|total_changes|max\(created_at\)|^\s*(BEGIN|COMMIT|ROLLBACK|SELECT \$1)\b/i.test(
+        text,
+      ),
+  )
 }

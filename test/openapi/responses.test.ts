@@ -190,6 +190,34 @@ async function singleton(d: Driver, path: string, resource: Resource) {
   if (!resource.writable) await d.send('PATCH', path, 405, { json: {} })
 }
 
+/** Each declared action of a record: acting, its replay, and every error it documents. */
+async function actions(d: Driver, path: string, resource: Resource) {
+  for (const action of resource.actions) {
+    const at = `${path}/${action.name}`
+    await d.send('PATCH', path, 200, { json: { [action.field]: action.from[0] } })
+    await d.send('POST', at, 412, { headers: { 'If-Match': '"stale"' } })
+    await d.send('POST', at, 422, { json: { [action.field]: action.to } })
+    await d.send('POST', at, 422, { json: [] })
+    await d.send('POST', at, 400, { body: '{"a":', type: 'application/json' })
+    await d.send('POST', at, 415, { body: 'x', type: 'text/plain' })
+    await d.send('POST', `${at}?bogus=1`, 400)
+    await d.send('POST', at, 401, { as: null })
+    await d.send('POST', at, 403, { as: readUsersOnly })
+    await d.send('POST', at, 403, { as: other })
+    await d.send(
+      'POST',
+      `${path.slice(0, path.lastIndexOf('/'))}/${UNKNOWN(resource.prefix)}/${action.name}`,
+      404,
+    )
+    await d.send('GET', at, 405)
+    const key = { 'Idempotency-Key': `k-${path}-${action.name}` }
+    const done = await d.send('POST', at, 200, { headers: key })
+    const replayed = await d.send('POST', at, 200, { json: {}, headers: key })
+    if (replayed.headers.get('idempotent-replayed') !== 'true') d.problems.push(`${at}: no replay`)
+    await d.send('POST', at, 409, { headers: { 'If-Match': done.headers.get('etag')! } })
+  }
+}
+
 /** Every request of one collection: reads, QUERY, creates (with replays), changes, deletes, and their errors. */
 async function exercise(d: Driver, prefix: string, resource: Resource, refs: Record<string, string>) {
   const version = VERSIONS.find((v) => v.prefix === prefix)!
@@ -226,6 +254,7 @@ async function exercise(d: Driver, prefix: string, resource: Resource, refs: Rec
   if (resource.name === 'users') await d.send('POST', createAt, 403, { as: readUsersOnly, json: body() })
   const path = `${collection}/${record.id}`
   await singleton(d, path, resource)
+  await actions(d, path, resource)
   if (nested) await d.send('GET', `${nested}/${record.id}`, 200)
   const patched = await d.send('PATCH', path, 200, { json: examplePatch(version, resource) })
   await d.send('PATCH', path, 412, {

@@ -113,6 +113,8 @@ describe('events of writes', () => {
         resource,
         resourceId: created.id,
         data: created,
+        actor: { type: 'client', id: acme.clientId },
+        requestId: response.headers.get('x-request-id'),
         createdAt: created.createdAt,
         updatedAt: created.createdAt,
       })

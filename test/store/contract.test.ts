@@ -9,7 +9,9 @@ import { EXPIRING_KINDS } from '../../server/store/store.ts'
 import { newId } from '../../shared/ids.ts'
 import type { Condition } from '../../shared/query/types.ts'
 import { events } from '../../shared/resources/events.ts'
+import { actionOf } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
+import { posts } from '../../shared/resources/posts.ts'
 import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
 import { isoNow } from '../../shared/time.ts'
@@ -157,6 +159,41 @@ for (const backend of backends) {
       expect(await store.records.find(products, entity.id as string)).toBeNull()
     })
 
+    it("moves an action's state field only from its states, once when two transactions race", async () => {
+      const user = await store.records.insert(users, {
+        id: newId(users.prefix),
+        orgId,
+        now: isoNow(),
+        values: { name: 'Ann', email: `states-${backend.name}@example.com`, role: 'viewer' },
+      })
+      const order = await store.records.insert(orders, {
+        id: newId(orders.prefix),
+        orgId,
+        now: isoNow(),
+        values: { userId: user.id, status: 'paid', amount: 100, currency: 'EUR' },
+      })
+      const ship = actionOf(orders, 'ship')!
+      // Both start from the same read of the order, as two requests would.
+      const raced = await Promise.all(
+        [1, 2].map(() => store.transaction((tx) => tx.records.transition(orders, order, ship, isoNow()))),
+      )
+      const shipped = raced.filter((entity) => entity !== null)
+      expect(shipped).toHaveLength(1)
+      expect(shipped[0]!.status).toBe('shipped')
+      expect((await store.records.find(orders, order.id as string))?.entity).toEqual(shipped[0]!)
+      const post = await store.records.insert(posts, {
+        id: newId(posts.prefix),
+        orgId,
+        now: isoNow(),
+        values: { authorId: user.id, title: 'Draft', body: '', published: false },
+      })
+      const published = await store.records.transition(posts, post, actionOf(posts, 'publish')!, isoNow())
+      expect(published?.published).toBe(true)
+      expect((await store.records.find(posts, post.id as string))?.entity).toEqual(published!)
+      expect(await store.records.transition(posts, post, actionOf(posts, 'publish')!, isoNow())).toBeNull()
+      expect((await store.records.find(posts, post.id as string))?.entity.published).toBe(true)
+    })
+
     it('commits a transaction whole, or rolls it back whole', async () => {
       const kept = product(orgId, 'Kept')
       await store.transaction(async (tx) => {
@@ -174,15 +211,22 @@ for (const backend of backends) {
       expect(await store.records.find(products, lost.id)).toBeNull()
     })
 
-    it('keeps the event log in append order, filtered by type and collection', async () => {
+    it('keeps the event log in append order, filtered by type and collection, with actors', async () => {
       const org = (await store.orgs.create(`Events ${backend.name}`)).id
       const start = await store.events.last()
       const ids: string[] = []
-      for (const [type, resource] of [
-        ['order.created', 'orders'],
-        ['user.created', 'users'],
-        ['order.updated', 'orders'],
-      ] as const) {
+      const origins = [
+        { actor: { type: 'user', id: 'usr_1' }, requestId: 'req-1' },
+        { actor: { type: 'system', id: 'api-server' }, requestId: null },
+        { actor: null, requestId: null },
+      ] as const
+      for (const [i, [type, resource]] of (
+        [
+          ['order.created', 'orders'],
+          ['user.created', 'users'],
+          ['order.updated', 'orders'],
+        ] as const
+      ).entries()) {
         const id = newId(events.prefix)
         ids.push(id)
         await store.transaction((tx) =>
@@ -194,6 +238,7 @@ for (const backend of backends) {
             resource,
             resourceId: 'x',
             data: { n: 1 },
+            ...origins[i]!,
           }),
         )
       }
@@ -201,6 +246,7 @@ for (const backend of backends) {
       const all = await store.events.after(org, { after: start, until }, {}, 10)
       expect(all.map((e) => e.entity.id)).toEqual(ids)
       expect(all.map((e) => e.entity.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }])
+      expect(all.map((e) => ({ actor: e.entity.actor, requestId: e.entity.requestId }))).toEqual([...origins])
       const ordersOnly = await store.events.after(
         org,
         { after: start, until },

@@ -134,6 +134,21 @@ describeWithPostgres('api-server --db postgres://', () => {
     expect(data.orders.nodes.map((n) => n.id)).toEqual(rest.data.map((o) => o.id))
   })
 
+  it("reports PostgreSQL's synchronous_commit as its durability, whatever --durability says", async () => {
+    // The test server runs with synchronous_commit = off (test/support/postgres.ts).
+    expect(server.stderr()).toContain('durability fast')
+    const synced = new URL(db)
+    synced.searchParams.set('options', '-c synchronous_commit=on')
+    for (const args of [[], ['--durability', 'fast']]) {
+      const replica = await startServe(['--port', '0', '--db', synced.toString(), ...args])
+      try {
+        expect(replica.stderr()).toContain('durability full')
+      } finally {
+        await replica.stop()
+      }
+    }
+  })
+
   it('refuses backup, pointing to pg_dump', async () => {
     const run = await runAdmin(['backup', '/tmp/never-written.db'], db)
     expect(run.status).toBe(1)

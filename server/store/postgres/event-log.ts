@@ -20,8 +20,9 @@ const EVENT_ORDER_LOCK = 7_461_001
 
 async function append(x: Executor, event: NewEvent): Promise<void> {
   await x.get('SELECT pg_advisory_xact_lock(?)', [EVENT_ORDER_LOCK])
-  const { id, orgId, now, type, resource, resourceId, data } = event
-  await insertRow(x, events, { id, orgId, now, values: { type, resource, resourceId, data } })
+  const { id, orgId, now, type, resource, resourceId, data, actor, requestId } = event
+  const values = { type, resource, resourceId, data, actorType: actor?.type, actorId: actor?.id, requestId }
+  await insertRow(x, events, { id, orgId, now, values })
 }
 
 async function position(x: Executor, id: string): Promise<{ seq: number; orgId: string } | null> {

@@ -3,7 +3,7 @@ import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
 import type { ChangeSource, Store } from '../store.ts'
-import { DatabaseFileError } from '../types.ts'
+import { DatabaseFileError, type Durability } from '../types.ts'
 import { POSTGRES_EVENT_LOG } from './event-log.ts'
 import { postgresExecutor } from './executor.ts'
 import { migratePostgres } from './migrate.ts'
@@ -41,16 +41,25 @@ export function openPostgresStore(url: string): Store {
     })
     return listening
   }
+  // PostgreSQL's own setting decides, not `--durability`: synchronous_commit = on (the default,
+  // and local, remote_write, remote_apply) flushes a commit before it is acknowledged; off does not.
+  // Read when the store migrates, which serve and every admin command do first.
+  let durability: Durability = 'full'
   return {
     ...tx,
     backend: 'postgres',
-    // PostgreSQL's default, synchronous_commit = on: a commit is flushed before it is acknowledged.
-    durability: 'full',
+    get durability() {
+      return durability
+    },
     changes,
     migrate: async () => {
       const version = await migratePostgres(sql)
       await ensureCliClient(root)
       await listen()
+      const row = await root.get<{ setting: string }>(
+        "SELECT current_setting('synchronous_commit') AS setting",
+      )
+      durability = row?.setting === 'off' ? 'fast' : 'full'
       return version
     },
     purgeExpired: (kind, now, limit) => PURGES[kind](root, now, limit),

@@ -59,6 +59,7 @@ import {
   removeRecord,
   selectPage,
   sortValuesOf,
+  transitionRecord,
   uniqueTaken,
   updateFields,
 } from './records.ts'
@@ -118,6 +119,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
         uniqueTaken(x, resource, orgId, field, value, exceptId),
       insert: (resource, record) => insertRecord(x, resource, record),
       update: (resource, before, values, now) => updateFields(x, resource, before, values, now),
+      transition: (resource, before, change, now) => transitionRecord(x, resource, before, change, now),
       remove: (resource, id) => removeRecord(x, resource, id),
       children: (child, parentId) => childRecords(x, child, parentId),
       referencesTo: (target, id) => referencesTo(x, target, id),

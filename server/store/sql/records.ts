@@ -4,7 +4,7 @@ import { columnOf, fromColumn, layoutOf, serializeRow, toColumn, toColumnIn } fr
 import { afterKeys, orderBy, whereClause } from '../compile.ts'
 import { Params, type SqlValue } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
-import type { Entity, NewRecord, PageRequest, StoredRecord } from '../types.ts'
+import type { Entity, NewRecord, PageRequest, StateChange, StoredRecord } from '../types.ts'
 
 export type Row = Record<string, unknown>
 
@@ -139,6 +139,17 @@ export async function updateFields(
     now,
     before.id as string,
   ])
+  return changedEntity(resource, before, names, params, now)
+}
+
+/** The record `before` with the columns `params` in the fields `names`, as a read would answer it. */
+function changedEntity(
+  resource: Resource,
+  before: Entity,
+  names: string[],
+  params: (SqlValue | boolean)[],
+  now: string,
+): Entity {
   const after: Entity = { id: before.id }
   for (const [name, , field] of layoutOf(resource)) {
     const changed = names.indexOf(name)
@@ -147,6 +158,29 @@ export async function updateFields(
   after.createdAt = before.createdAt
   after.updatedAt = now
   return after
+}
+
+/**
+ * Sets the state field of the record `before` to `change.to` in one statement that also checks the
+ * field still holds one of `change.from`; returns the record as a read would answer it afterwards,
+ * or null when it held another state and nothing changed.
+ */
+export async function transitionRecord(
+  x: Executor,
+  resource: Resource,
+  before: Entity,
+  change: StateChange,
+  now: string,
+): Promise<Entity | null> {
+  const field = resource.fields[change.field]!
+  const column = columnOf(change.field)
+  const to = toColumnIn(x.dialect, field, change.to)
+  const from = change.from.map((state) => toColumnIn(x.dialect, field, state))
+  const changed = await x.run(
+    `UPDATE ${resource.table} SET ${column} = ?, updated_at = ? WHERE id = ? AND ${column} IN (${from.map(() => '?').join(', ')})`,
+    [to, now, before.id as string, ...from],
+  )
+  return changed === 0 ? null : changedEntity(resource, before, [change.field], [to], now)
 }
 
 export async function removeRecord(x: Executor, resource: Resource, id: string): Promise<void> {

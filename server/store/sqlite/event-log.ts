@@ -16,8 +16,9 @@ import type { Entity, EventFilter, NewEvent } from '../types.ts'
 
 /** Appends an event; call inside the transaction of the change it records. */
 async function append(x: Executor, event: NewEvent): Promise<void> {
-  const { id, orgId, now, type, resource, resourceId, data } = event
-  await insertRow(x, events, { id, orgId, now, values: { type, resource, resourceId, data } })
+  const { id, orgId, now, type, resource, resourceId, data, actor, requestId } = event
+  const values = { type, resource, resourceId, data, actorType: actor?.type, actorId: actor?.id, requestId }
+  await insertRow(x, events, { id, orgId, now, values })
 }
 
 /** Where an event sits in the log, and whose it is; null when no event has this id. */

@@ -1,0 +1,64 @@
+import type { CAC } from 'cac'
+import { actionOf, RESOURCES } from '../../shared/resources/index.ts'
+import type { Context } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import { printValue } from '../output.ts'
+import { parseTarget, suggest } from '../resources.ts'
+
+/**
+ * `api action COLLECTION ID ACTION`: POST /{collection}/{id}/{action} with `{}`, and prints the
+ * changed record. It sends an Idempotency-Key (a fresh one unless given) so that the client's
+ * automatic retries can never act twice.
+ */
+export async function action(
+  ctx: Context,
+  collection: string,
+  id: string,
+  name: string,
+  options: Record<string, unknown>,
+): Promise<void> {
+  if (collection.includes('/'))
+    throw new UsageError(`api action takes a collection name, not "${collection}"`)
+  const target = parseTarget(ctx.prefix, collection, id)
+  const actions = target.resource.actions.map((a) => a.name)
+  if (!actionOf(target.resource, name)) {
+    const hint = suggest(name, actions)
+    throw new UsageError(
+      actions.length === 0
+        ? `${target.resource.name} has no actions`
+        : `${target.resource.name} has no action "${name}"${hint ? ` (did you mean ${hint}?)` : ''}; its actions: ${actions.join(', ')}`,
+    )
+  }
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'Idempotency-Key':
+      options.idempotencyKey === undefined ? crypto.randomUUID() : String(options.idempotencyKey),
+  }
+  if (options.ifMatch !== undefined) headers['If-Match'] = String(options.ifMatch)
+  const record = await ctx.api().json('POST', `${target.path}/${name}`, { body: '{}', headers })
+  printValue(ctx.io, ctx.format, record)
+}
+
+type Runner = (
+  command: (ctx: Context, ...args: never[]) => Promise<unknown>,
+) => (...args: unknown[]) => Promise<void>
+
+/** `orders: cancel, ship, deliver; posts: publish, unpublish`, from the declarations. */
+const DECLARED = RESOURCES.filter((r) => r.actions.length > 0)
+  .map((r) => `${r.name}: ${r.actions.map((a) => a.name).join(', ')}`)
+  .join('; ')
+
+/** Registers `api action` on the command line. */
+export function actionCommand(cli: CAC, run: Runner): void {
+  cli
+    .command('action <collection> <id> <action>', `Run an action on a record (${DECLARED})`)
+    .option('--if-match <etag>', 'Only if the record still has this ETag')
+    .option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh one)')
+    .example('api action orders ord_… cancel')
+    .example('api action posts pst_… publish')
+    .action(
+      run((ctx, collection: string, id: string, name: string, options: Record<string, unknown>) =>
+        action(ctx, collection, id, name, options),
+      ),
+    )
+}

@@ -1,0 +1,38 @@
+import { type GraphQLFieldConfigMap, GraphQLID, GraphQLNonNull } from 'graphql'
+import type { Action, Resource } from '../../shared/resources/index.ts'
+import { runAction } from '../resources/actions.ts'
+import type { GraphQLContext } from './context.ts'
+import { guard } from './errors.ts'
+import { pascal, typeName } from './names.ts'
+import type { TypeKit } from './types.ts'
+
+/** `cancelOrder`, `rotateSecretWebhookEndpoint`: the action in camelCase, then the type. */
+export function actionField(resource: Resource, action: Action): string {
+  const [first, ...rest] = action.name.split('-')
+  return `${first}${rest.map(pascal).join('')}${typeName(resource)}`
+}
+
+/**
+ * A mutation per declared action (contract: `cancelOrder(id: ID!)`), returning the changed record.
+ * A state the action does not start from is `BAD_USER_INPUT` with reason `CONFLICT` and a detail
+ * naming the current state, as REST's 409.
+ */
+export function actionMutations(
+  kit: TypeKit,
+  resource: Resource,
+  fields: GraphQLFieldConfigMap<unknown, GraphQLContext>,
+): void {
+  for (const action of resource.actions) {
+    const from = action.from.map(String).join(' or ')
+    const name = actionField(resource, action)
+    if (name in fields) throw new Error(`${resource.name} action ${action.name}: the mutation ${name} exists`)
+    fields[name] = {
+      type: new GraphQLNonNull(kit.object(resource)),
+      description: `${action.summary}: ${action.field} from ${from} to ${String(action.to)} (as POST /api/v2/${resource.name}/{id}/${action.name}); records the event ${resource.eventName}.${action.past}.`,
+      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+      resolve: guard((_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
+        runAction(ctx.engine, ctx.principal(), resource, action, String(args.id)),
+      ),
+    }
+  }
+}
