@@ -133,6 +133,17 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       ),
     ])
     expect(booleans).toEqual(new Set(['oauth_clients.public', 'products.active', 'posts.published']))
+    // Integer fields hold any safe integer, as SQLite's 64-bit INTEGER does: bigint on PostgreSQL.
+    const bigints = new Set(
+      RESOURCES.flatMap((r) =>
+        Object.entries(r.fields)
+          .filter(([, f]) => f.kind === 'integer')
+          .map(([name]) => `${r.table}.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`),
+      ),
+    )
+    expect(bigints).toEqual(
+      new Set(['products.price', 'orders.amount', 'line_items.quantity', 'line_items.unit_price']),
+    )
     const searchable = new Set(RESOURCES.filter((r) => r.searchable.length > 0).map((r) => r.table))
     expect(searchable).toEqual(new Set(['users', 'addresses', 'products', 'posts', 'comments']))
 
@@ -155,7 +166,9 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
           c.type === 'INTEGER'
             ? booleans.has(`${table}.${c.name}`)
               ? 'boolean'
-              : 'integer'
+              : bigints.has(`${table}.${c.name}`)
+                ? 'bigint'
+                : 'integer'
             : `${table}.${c.name}` === 'users.email'
               ? 'citext COLLATE "C"'
               : 'text COLLATE "C"'
