@@ -50,10 +50,32 @@ export function layoutOf(resource: Resource): [string, string, Field][] {
   return layout
 }
 
-/** Builds the API representation of a row: camelCase fields in declaration order. */
+/**
+ * The column list of a read of `fields` (and of `also`, what ordering needs), besides the id and
+ * the timestamps every read has; `*` when `fields` is undefined (every field).
+ */
+export function selectList(
+  resource: Resource,
+  fields: readonly string[] | undefined,
+  also: readonly string[] = [],
+): string {
+  if (fields === undefined) return '*'
+  const columns = new Set(['id', 'created_at', 'updated_at'])
+  for (const name of [...fields, ...also])
+    if (Object.hasOwn(resource.fields, name)) columns.add(columnOf(name))
+  return [...columns].join(', ')
+}
+
+/**
+ * Builds the API representation of a row: camelCase fields in declaration order. A row read with a
+ * column list (`selectList`) has only those fields.
+ */
 export function serializeRow(resource: Resource, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id }
-  for (const [name, column, field] of layoutOf(resource)) out[name] = fromColumn(field, row[column])
+  for (const [name, column, field] of layoutOf(resource)) {
+    const value = row[column]
+    if (value !== undefined) out[name] = fromColumn(field, value)
+  }
   out.createdAt = row.created_at
   out.updatedAt = row.updated_at
   return out
