@@ -44,7 +44,8 @@ export async function selectByIds(
 
 /**
  * The first `limit` children of each parent in `parentIds`, in the order of `sort` (ties by id),
- * in one statement: a window function numbers each parent's children.
+ * in one statement: a window function numbers each parent's children. The subquery is named
+ * (`pages`): PostgreSQL before 16 requires it.
  */
 export async function selectChildPages(
   x: Executor,
@@ -62,7 +63,7 @@ export async function selectChildPages(
     const where = whereClause(child, orgId, request.where, request.search, params)
     const sql =
       `SELECT * FROM (SELECT ${list}, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
-      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) ` +
+      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) AS pages ` +
       `WHERE page_rank <= ${params.add(request.limit)} ORDER BY page_rank`
     for (const row of (await x.all(sql, [...(params.values as SqlValue[])])) as Row[])
       entities.push(serializeRow(child, row))
