@@ -7,7 +7,7 @@ import type { EngineContext, ParentRef } from './context.ts'
 import { type Entity, listRecords, type Pagination } from './reads.ts'
 import { scanRecords } from './scan.ts'
 import { searchAll, searchableFor } from './search.ts'
-import { columnsFor, resolveShape, shapeRecords } from './shape.ts'
+import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from './shape.ts'
 
 /** A list's answer: the page body and when what it lists last changed (for Last-Modified). */
 export interface ListAnswer {
@@ -100,7 +100,9 @@ export async function listPage(
   }
   return {
     body: pageBody(data, result.pagination, request.link, echoed(request)),
-    lastModified: result.lastModified,
+    lastModified: shape
+      ? await shapedLastModified(engine, principal, shape, result.lastModified)
+      : result.lastModified,
   }
 }
 

@@ -14,6 +14,7 @@ import { type ApiVersion, baseFieldsOf, fieldNames, fromBase } from '../versions
 import type { EngineContext } from './context.ts'
 import type { Entity } from './reads.ts'
 import { getRecords, listChildPages, type RecordPage } from './related.ts'
+import { lastVisibleChange } from './visibility.ts'
 
 /**
  * `fields` and `expand` of a read against the version's field names, with the read scope of every
@@ -119,4 +120,23 @@ export async function shapeRecords(
     const shown = project(fromBase(version, resource, record), shape.fields)
     return shape.expand.length > 0 ? { ...shown, ...added[i] } : shown
   })
+}
+
+/**
+ * Last-Modified of a shaped answer: what it lists changed at `own`, and expanded records may have
+ * changed since; the latest change of each expanded collection counts too, so that
+ * If-Modified-Since never answers 304 over a changed related record.
+ */
+export async function shapedLastModified(
+  ctx: EngineContext,
+  principal: Principal,
+  shape: Shape,
+  own: string,
+): Promise<string> {
+  let last = own
+  for (const { expansion } of expansionsOf(shape)) {
+    const at = await lastVisibleChange(ctx, principal, expansion.relation.target)
+    if (at !== null && at > last) last = at
+  }
+  return last
 }

@@ -20,7 +20,7 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
 import { getRecord } from '../resources/reads.ts'
-import { resolveShape, shapeRecords } from '../resources/shape.ts'
+import { resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
 import {
   authorizeWrite,
   bulkDeleteRecords,
@@ -165,10 +165,10 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
       const shape = given && resolveShape(principal, resource, version, given)
       const entity = await getRecord(engine, principal, resource, params.id!, parentOf(resource, params))
-      const body = shape
-        ? (await shapeRecords(engine, principal, resource, version, [entity], shape))[0]
-        : represent(entity)
-      return conditionalJson(request, body, entity.updatedAt as string)
+      const updatedAt = entity.updatedAt as string
+      if (!shape) return conditionalJson(request, represent(entity), updatedAt)
+      const [body] = await shapeRecords(engine, principal, resource, version, [entity], shape)
+      return conditionalJson(request, body, await shapedLastModified(engine, principal, shape, updatedAt))
     },
   }
   if (!resource.writable) return table

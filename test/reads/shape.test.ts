@@ -189,6 +189,15 @@ describe('expand', () => {
     expect(Object.keys(continued.data[0])).toEqual(['id', 'quantity', 'product'])
   })
 
+  it('dates an answer by its expanded records too, so If-Modified-Since sees them change', async () => {
+    const renamed = await acme.fetch(`/api/v1/users/${ann.id}`, { method: 'PATCH', json: { name: 'Ann' } })
+    const user = (await renamed.json()) as Entity
+    const changed = new Date(user.updatedAt as string).toUTCString()
+    for (const path of ['/api/v1/orders?expand=user', `/api/v1/orders/${orders[0]!.id}?expand=user`]) {
+      expect((await acme.fetch(path)).headers.get('last-modified')).toBe(changed)
+    }
+  })
+
   it('is 400 naming expand for an unknown relation or a third level', async () => {
     const unknown = await expectError(
       await acme.fetch('/api/v1/orders?expand=customer'),
