@@ -1,6 +1,7 @@
+import { relationsOf } from '../../shared/query/shape.ts'
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
-import { RecordStream } from '../output.ts'
+import { type Columns, RecordStream } from '../output.ts'
 import { endListing, readPage, streamPages } from '../paging.ts'
 import { columnsOf, filterFlags, parseTarget, suggest, type Target } from '../resources.ts'
 
@@ -16,6 +17,8 @@ export const LIST_OPTIONS = [
   'timeout',
   'include-total',
   'api-version',
+  'fields',
+  'expand',
 ] as const
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
@@ -32,7 +35,7 @@ export function listQuery(
   prefix: string,
   spec: string,
   options: Record<string, unknown>,
-): { path: string; columns: string[]; target: Target } {
+): { path: string; columns: Columns; target: Target } {
   const target = parseTarget(prefix, spec)
   if (target.id) throw new UsageError(`api list takes a collection, not a record (try: api get ${spec})`)
   const flags = filterFlags(target.resource)
@@ -54,13 +57,35 @@ export function listQuery(
   if (options.search !== undefined) params.set('search', String(options.search))
   if (options.sort !== undefined) params.set('sort', String(options.sort))
   if (options.includeTotal) params.set('include_total', 'true')
+  const shape = shapeParams(options)
+  for (const [name, value] of shape) params.set(name, value)
   params.set(
     'limit',
     String(
       options.limit === undefined ? (options.all ? 100 : 20) : positiveInteger('limit', options.limit, 100),
     ),
   )
-  return { path: `${target.path}?${params}`, columns: columnsOf(target.resource), target }
+  // With --fields or --expand a table shows what the server sent, in its order.
+  const columns = shape.size > 0 ? 'keys' : columnsOf(target.resource)
+  return { path: `${target.path}?${params}`, columns, target }
+}
+
+/**
+ * `--fields a,b` and `--expand rel[,rel.sub]` as query parameters, for `api list` and `api get`.
+ * The server checks the names (400 naming the field or relation).
+ */
+export function shapeParams(options: Record<string, unknown>): URLSearchParams {
+  const params = new URLSearchParams()
+  for (const name of ['fields', 'expand'] as const) {
+    const value = options[name]
+    if (value === undefined) continue
+    if (typeof value !== 'string' || value === '' || Array.isArray(value))
+      throw new UsageError(
+        `--${name} takes one comma-separated list, such as --${name} ${name === 'fields' ? 'id,status' : 'user'}`,
+      )
+    params.set(name, value)
+  }
+  return params
 }
 
 /**
@@ -104,6 +129,7 @@ export function listHelp(spec: string): string {
     )
   }
   const first = flags[0]
+  const relations = relationsOf(resource).map((r) => r.name)
   const lines = [
     `Usage: api list ${spec} [options]`,
     '',
@@ -121,6 +147,11 @@ export function listHelp(spec: string): string {
     row('--all', 'follow every page, streaming records as they arrive'),
     row('--max-items <n>', 'stop after n records'),
     row('--include-total', 'count the matching records: 20 of 10,008 (table footer, or stderr)'),
+    row('--fields <names>', 'only these fields (id always): id,status; user.name with --expand user'),
+    row(
+      '--expand <relations>',
+      `related records inline, two levels at most${relations.length > 0 ? ` (${relations.join(', ')})` : ''}`,
+    ),
     row('--format <format>', 'json, ndjson or table (table on a terminal, JSON when piped)'),
     row('--api-version <version>', 'v2 (the default) or v1 (deprecated)'),
     '',

@@ -4,15 +4,22 @@ import { parseBody } from '../http.ts'
 import { bodyOf } from '../items.ts'
 import { printValue } from '../output.ts'
 import { parseTarget } from '../resources.ts'
-import { listQuery } from './list.ts'
+import { listQuery, shapeParams } from './list.ts'
 
 const JSON_BODY = { 'Content-Type': 'application/json' }
 
 /** `api get COLLECTION ID` (or `COLLECTION/ID`, `PARENT/ID/CHILD/ID`). */
-export async function get(ctx: Context, spec: string, id: string | undefined): Promise<void> {
+export async function get(
+  ctx: Context,
+  spec: string,
+  id: string | undefined,
+  options: Record<string, unknown> = {},
+): Promise<void> {
   const target = parseTarget(ctx.prefix, spec, id)
   if (!target.id) throw new UsageError(`api get needs a record id (try: api list ${spec})`)
-  printValue(ctx.io, ctx.format, await ctx.api().json('GET', target.path))
+  const shape = shapeParams(options)
+  const path = shape.size > 0 ? `${target.path}?${shape}` : target.path
+  printValue(ctx.io, ctx.format, await ctx.api().json('GET', path))
 }
 
 /**
@@ -71,7 +78,7 @@ export async function remove(
     if (ctx.io.stderrIsTTY) ctx.io.stderr(`deleted ${target.id}\n`)
     return
   }
-  const { confirm, ...filters } = options
+  const { confirm, fields: _fields, expand: _expand, ...filters } = options
   const { path } = listQuery(ctx.prefix, spec, { ...filters, limit: undefined, all: undefined })
   const query = new URLSearchParams(path.slice(path.indexOf('?') + 1))
   query.delete('limit')

@@ -1,8 +1,9 @@
 import { snakeName } from '../../shared/query/fields.ts'
 import { type FilterParam, filterParams } from '../../shared/query/list-params.ts'
+import { relationsOf } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { JsonObject } from './json.ts'
-import { PAGINATION, query } from './parameters.ts'
+import { PAGINATION, query, shapeParameters } from './parameters.ts'
 
 type Parameter = JsonObject
 
@@ -56,8 +57,17 @@ export function listParameters(resource: Resource): Parameter[] {
   }
   const sortable = resource.sortable.map(snakeName).join(', ')
   params.push(query('sort', { type: 'string' }, `Comma-separated keys, -key for descending: ${sortable}`))
+  params.push(...resourceShapeParameters(resource))
   return params
 }
+
+/** `fields`, `expand` and `expand_limit` of a resource's reads, naming its relations. */
+export function resourceShapeParameters(resource: Resource): Parameter[] {
+  return shapeParameters(relationsOf(resource).map((r) => r.name))
+}
+
+/** The names a JSON QUERY body may also give as an array: `fields` and `expand`. */
+const NAME_LISTS = ['fields', 'expand']
 
 /**
  * The bodies of a form and a JSON QUERY: the GET's parameters by name; a JSON body writes numbers
@@ -69,6 +79,7 @@ export function queryBodySchemas(resource: Resource): { form: JsonObject; json: 
       .filter((p) => takesList(resource, p))
       .map((p) => p.name),
   )
+  for (const name of NAME_LISTS) lists.add(name)
   const form: Record<string, JsonObject> = {}
   const json: Record<string, JsonObject> = {}
   for (const p of listParameters(resource)) {

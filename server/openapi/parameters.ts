@@ -42,3 +42,29 @@ export const CONDITIONAL_GET: Parameter[] = [
     'Answer 304 when nothing changed since (an HTTP date); ignored with If-None-Match',
   ),
 ]
+
+/**
+ * What shapes a read of `relations`' records (docs/api.md, "Fields and expansion"): `fields`,
+ * `expand` and `expand_limit`, on collection and singleton GETs, QUERY form and JSON bodies and
+ * /search.
+ */
+export function shapeParameters(relations: readonly string[]): Parameter[] {
+  const expandable = relations.length > 0 ? `: ${relations.join(', ')}` : ' (none here)'
+  return [
+    query(
+      'fields',
+      { type: 'string' },
+      'Comma-separated fields to show (id always); relation.field picks fields of an expanded relation. Unknown fields are 400',
+    ),
+    query(
+      'expand',
+      { type: 'string' },
+      `Comma-separated relations to show inline, two levels at most (relation.sub)${expandable}. Needs the read scope of each (403)`,
+    ),
+    query(
+      'expand_limit',
+      { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      'Records in the first page of each expanded nested collection',
+    ),
+  ]
+}

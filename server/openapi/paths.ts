@@ -1,11 +1,15 @@
+import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { sqlExample } from '../query/sql-examples.ts'
 import { actionItem } from './action-paths.ts'
 import { errorRefs } from './error-responses.ts'
 import { headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
-import { listParameters } from './list-parameters.ts'
+import { listParameters, resourceShapeParameters } from './list-parameters.ts'
 import { CONDITIONAL_GET, header, PAGINATION, query } from './parameters.ts'
+
+const SHAPE_NAMES: readonly string[] = SHAPE_PARAMS
+
 import { type QueryField, queryOperation } from './query-operation.ts'
 import { names, pascal } from './schemas.ts'
 
@@ -102,7 +106,9 @@ function collectionItem(resource: Resource, nested: boolean, queryField: QueryFi
     security: scope(resource.scopes.delete),
     parameters: [
       query('confirm', { type: 'string', enum: [resource.name] }, 'Confirms the bulk delete', true),
-      ...listParameters(resource).filter((p) => !PAGINATION.includes(p) && p.name !== 'sort'),
+      ...listParameters(resource).filter(
+        (p) => !PAGINATION.includes(p) && !SHAPE_NAMES.includes(p.name as string) && p.name !== 'sort',
+      ),
     ],
     responses: {
       '204': { description: 'Deleted', headers: headerRefs('Deleted-Count', 'Accept-Query') },
@@ -130,9 +136,15 @@ function singletonItem(resource: Resource, nested: boolean): PathItem {
       tags,
       summary: `Get ${noun}${of}`,
       security: [{ oauth2: [resource.scopes.read] }],
-      parameters: CONDITIONAL_GET,
+      parameters: [...resourceShapeParameters(resource), ...CONDITIONAL_GET],
       responses: {
-        '200': ok('The record'),
+        '200': {
+          description: 'The record; with fields or expand, shaped as they ask',
+          headers: tagged,
+          content: {
+            'application/json': { schema: { anyOf: [ref(n.record), ref(n.shaped)] } },
+          },
+        },
         '304': { description: 'Not modified', headers: tagged },
         ...errorRefs(400, 401, 403, 404),
       },

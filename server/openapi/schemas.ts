@@ -1,4 +1,5 @@
 import { ERROR_STATUS } from '../../shared/errors.ts'
+import { relationsOf } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 import type { JsonObject } from './json.ts'
@@ -23,6 +24,7 @@ export const names = (resource: Resource) => {
     queryPage: `${base}QueryPage`,
     queryForm: `${base}QueryForm`,
     queryJson: `${base}QueryJson`,
+    shaped: `${base}Shaped`,
   }
 }
 
@@ -38,6 +40,38 @@ function writableProperties(resource: Resource): Record<string, Schema> {
         'On create, when omitted: the user the token was issued for (null for a client-credentials token).'
   }
   return properties
+}
+
+/**
+ * A record as `fields` and `expand` shape it: any of its fields (id always), and each expanded
+ * relation: the record a reference names (null when it is gone), or the first page of a nested
+ * collection.
+ */
+function shapedSchema(resource: Resource, record: Schema): Schema {
+  const { required: _all, ...rest } = record
+  const properties = { ...(record.properties as Record<string, Schema>) }
+  for (const relation of relationsOf(resource)) {
+    const target = { $ref: `#/components/schemas/${names(relation.target).shaped}` }
+    properties[relation.name] =
+      relation.kind === 'reference'
+        ? { anyOf: [target, { type: 'null' }], description: `With expand=${relation.name}` }
+        : {
+            type: 'object',
+            description: `With expand=${relation.name}: the first page (expand_limit, 20 by default)`,
+            required: ['data', 'pagination'],
+            additionalProperties: false,
+            properties: {
+              data: { type: 'array', items: target },
+              pagination: { $ref: '#/components/schemas/Pagination' },
+            },
+          }
+  }
+  return {
+    ...rest,
+    required: ['id'],
+    properties,
+    description: `A ${resource.singular} with the fields fields names, and the relations expand names`,
+  }
 }
 
 /** The component schemas of every resource in a version's shape, plus the error body and pagination shapes. */
@@ -146,7 +180,10 @@ export function componentSchemas(
         filters: { type: 'object', description: 'The applied filters, keyed by parameter name' },
       },
     })
-    schemas[n.list] = page({ $ref: `#/components/schemas/${n.record}` })
+    schemas[n.shaped] = shapedSchema(resource, schemas[n.record]!)
+    const whole = { $ref: `#/components/schemas/${n.record}` }
+    const shaped = { $ref: `#/components/schemas/${n.shaped}` }
+    schemas[n.list] = page({ anyOf: [whole, shaped] })
     // A QUERY with a SQL column list answers only those columns (docs/query.md).
     const { required: _all, ...columns } = schemas[n.record]!
     schemas[n.columns] = {
@@ -154,7 +191,7 @@ export function componentSchemas(
       description: `The columns of ${resource.name} a SQL select list names`,
     }
     schemas[n.queryPage] = page({
-      anyOf: [{ $ref: `#/components/schemas/${n.record}` }, { $ref: `#/components/schemas/${n.columns}` }],
+      anyOf: [whole, shaped, { $ref: `#/components/schemas/${n.columns}` }],
     })
     const bodies = queryBodySchemas(resource)
     schemas[n.queryForm] = bodies.form

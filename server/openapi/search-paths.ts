@@ -2,7 +2,7 @@ import { SEARCH_SQL_EXAMPLE } from '../query/sql-examples.ts'
 import { errorRefs } from './error-responses.ts'
 import { headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
-import { CONDITIONAL_GET, header, PAGINATION, query } from './parameters.ts'
+import { CONDITIONAL_GET, header, PAGINATION, query, shapeParameters } from './parameters.ts'
 import { type QueryField, queryOperation } from './query-operation.ts'
 
 type PathItem = JsonObject
@@ -14,6 +14,8 @@ const SEARCH_PARAMETERS = [
   query('filter', { type: 'string' }, 'A boolean filter expression on collection (docs/filter-grammar.md)'),
   query('sort', { type: 'string' }, 'created_at or updated_at, -key for descending'),
   ...PAGINATION,
+  // Across collections (q) only fields applies; with collection, expand names that collection's relations.
+  ...shapeParameters(['those of collection']),
 ]
 
 /** `/search`, and the stored queries and answers of QUERY, under a version's prefix. */

@@ -3,6 +3,7 @@ import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import type { JSONValue } from 'json-p3'
 import { ApiError, badRequest } from '../../shared/errors.ts'
 import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
+import type { ShapeParams } from '../../shared/query/shape.ts'
 import {
   type Condition,
   DEFAULT_LIMIT,
@@ -35,6 +36,8 @@ export type ParsedQuery =
       query: ListQuery
       filters?: Record<string, unknown>
       fields?: string[] | null
+      /** `fields` and `expand` of a form or JSON body. */
+      shape?: ShapeParams
     }
   | { kind: 'search'; params: URLSearchParams }
   | { kind: 'jsonpath'; plan: JsonPathPlan; limit: number }
@@ -71,8 +74,8 @@ export function parseQuery(body: QueryBody, target: QueryTarget, limit?: number)
         // A JSON body may add the /search expression to a collection's own parameters.
         const filter = json ? params.get('filter') : null
         params.delete('filter')
-        const { query, filters } = parseFilteredList(resource, params, filter)
-        return { kind: 'list', resource, query, filters }
+        const { query, filters, shape } = parseFilteredList(resource, params, filter)
+        return { kind: 'list', resource, query, filters, shape }
       }
     }
   })
@@ -103,8 +106,17 @@ export async function runQuery(
       const select = fields
         ? (records: Entity[]) => records.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]])))
         : undefined
-      const { resource, filters } = parsed
-      return await listPage(engine, principal, { resource, query, parent, version, link, filters, select })
+      const { resource, filters, shape } = parsed
+      return await listPage(engine, principal, {
+        resource,
+        query,
+        parent,
+        version,
+        link,
+        filters,
+        select,
+        shape,
+      })
     }
     case 'jsonpath':
       if (continuation.after !== undefined) throw notForJsonPath('after')

@@ -1,11 +1,13 @@
+import { parseAcrossFields, type ShapeParams } from '../../shared/query/shape.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { type ApiVersion, fromBase } from '../versions/versions.ts'
+import { type ApiVersion, fieldNames, fromBase } from '../versions/versions.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { type Entity, listRecords, type Pagination } from './reads.ts'
 import { scanRecords } from './scan.ts'
-import { searchAll } from './search.ts'
+import { searchAll, searchableFor } from './search.ts'
+import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from './shape.ts'
 
 /** A list's answer: the page body and when what it lists last changed (for Last-Modified). */
 export interface ListAnswer {
@@ -43,6 +45,8 @@ export interface ListRequest {
   select?: (records: Entity[]) => unknown[]
   /** Pages through the records an in-memory test keeps (cursor pagination only). */
   inMemory?: MemoryFilter
+  /** `fields` and `expand` as the client gave them (collection GETs, /search, form and JSON QUERY bodies). */
+  shape?: ShapeParams
 }
 
 /**
@@ -59,6 +63,8 @@ export async function listPage(
   const { resource, version, query } = request
   if (!resource) return await searchPage(engine, principal, request)
   const memory = request.inMemory
+  // Checked before anything is read: a bad field is 400 and an expansion the token may not read 403.
+  const shape = request.shape && resolveShape(principal, resource, version, request.shape)
   const result = memory
     ? await scanRecords(
         engine,
@@ -76,14 +82,27 @@ export async function listPage(
         },
         request.parent,
       )
-    : await listRecords(engine, principal, resource, query, request.parent)
-  // v1 is the engine's own shape: its records go out as read, without a copy.
-  const records =
-    version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r))
-  const data = request.select ? request.select(records) : records
+    : await listRecords(
+        engine,
+        principal,
+        resource,
+        query,
+        request.parent,
+        shape && columnsFor(version, resource, shape),
+      )
+  let data: unknown[]
+  if (shape) data = await shapeRecords(engine, principal, resource, version, result.data, shape)
+  else {
+    // v1 is the engine's own shape: its records go out as read, without a copy.
+    const records =
+      version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r))
+    data = request.select ? request.select(records) : records
+  }
   return {
     body: pageBody(data, result.pagination, request.link, echoed(request)),
-    lastModified: result.lastModified,
+    lastModified: shape
+      ? await shapedLastModified(engine, principal, shape, result.lastModified)
+      : result.lastModified,
   }
 }
 
@@ -97,11 +116,18 @@ async function searchPage(
   const text = query.search
   if (text === undefined) throw new Error('a search across collections needs its text')
   const { sort, page, includeTotal } = query
+  const fields =
+    request.shape && parseAcrossFields(request.shape, searchableFor(principal), (r) => fieldNames(version, r))
   const result = await searchAll(engine, principal, text, { sort, page, includeTotal })
-  const data = result.data.map((hit) => ({
-    collection: hit.collection,
-    record: fromBase(version, resourceByName(hit.collection)!, hit.record),
-  }))
+  const data = result.data.map((hit) => {
+    const record = fromBase(version, resourceByName(hit.collection)!, hit.record)
+    return {
+      collection: hit.collection,
+      record: fields
+        ? Object.fromEntries(Object.entries(record).filter(([name]) => fields.includes(name)))
+        : record,
+    }
+  })
   return {
     body: pageBody(data, result.pagination, request.link, echoed(request)),
     lastModified: result.lastModified,

@@ -62,6 +62,8 @@ export async function listRecords(
   resource: Resource,
   query: ListQuery,
   parent?: ParentRef,
+  /** The fields to read (the store adds what ordering and cursors need); every field when absent. */
+  columns?: readonly string[],
 ): Promise<ListResult> {
   requireScope(principal, resource.scopes.read)
   const where = [...query.where]
@@ -98,6 +100,7 @@ export async function listRecords(
     limit: page.limit + 1,
     offset,
     after,
+    columns,
   })
   const hasMore = rows.length > page.limit
   if (hasMore) rows.pop()

@@ -80,10 +80,12 @@ export async function getRecords(
   principal: Principal,
   resource: Resource,
   ids: readonly string[],
+  columns?: readonly string[],
 ): Promise<Map<string, Entity>> {
   requireScope(principal, resource.scopes.read)
   const found = new Map<string, Entity>()
-  for (const entity of await ctx.store.records.byIds(resource, principal.orgId, [...new Set(ids)])) {
+  const unique = [...new Set(ids)]
+  for (const entity of await ctx.store.records.byIds(resource, principal.orgId, unique, columns)) {
     if (isVisible(principal, resource, entity)) found.set(entity.id as string, entity)
   }
   return found
@@ -101,6 +103,7 @@ export async function listChildPages(
   child: Resource,
   parentIds: readonly string[],
   query: ListQuery,
+  columns?: readonly string[],
 ): Promise<Map<string, RecordPage>> {
   requireScope(principal, child.scopes.read)
   const page = query.page
@@ -115,6 +118,7 @@ export async function listChildPages(
     search: query.search,
     sort: query.sort,
     limit: page.limit + 1,
+    columns,
   })
   const byParent = new Map<string, Entity[]>(ids.map((id) => [id, []]))
   for (const entity of children) byParent.get(entity[parentField] as string)?.push(entity)

@@ -4,6 +4,7 @@ import { isId } from '../../shared/ids.ts'
 import { parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagination.ts'
 import { parseSearchParams } from '../../shared/query/search-params.ts'
+import { SHAPE_PARAMS, shapeParamsOf } from '../../shared/query/shape.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
 import { type Action, RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
@@ -19,6 +20,7 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
 import { getRecord } from '../resources/reads.ts'
+import { resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
 import {
   authorizeWrite,
   bulkDeleteRecords,
@@ -39,7 +41,9 @@ export interface RestDeps {
 }
 
 const NO_PARAMS = new Set<string>()
-const NOT_FOR_BULK_DELETE = [...PAGINATION_PARAMS, 'sort']
+const NOT_FOR_BULK_DELETE = [...PAGINATION_PARAMS, ...SHAPE_PARAMS, 'sort']
+/** A singleton's GET takes what shapes the record, nothing else. */
+const SHAPE_ONLY = new Set<string>(SHAPE_PARAMS)
 
 /** Bulk delete takes `confirm` and the collection's filters, nothing that pages or sorts. */
 function bulkDeleteQuery(resource: Resource, url: URL): ListQuery {
@@ -67,9 +71,18 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   const { engine, version } = deps
   const table: MethodTable = {
     GET: async ({ request, url, params, principal }) => {
-      const { query, filters } = parseListParams(resource, url.searchParams)
+      const { query, filters, shape } = parseListParams(resource, url.searchParams)
       const parent = parentOf(resource, params)
-      const page = await listPage(engine, principal, { resource, query, parent, version, link: url, filters })
+      const link = url
+      const page = await listPage(engine, principal, {
+        resource,
+        query,
+        parent,
+        version,
+        link,
+        filters,
+        shape,
+      })
       return conditionalJson(request, page.body, page.lastModified)
     },
     QUERY: queryHandler(
@@ -147,8 +160,15 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   }
   const table: MethodTable = {
     GET: async ({ request, url, params, principal }) => {
-      const entity = await getRecord(engine, principal, resource, id(params, url), parentOf(resource, params))
-      return conditionalJson(request, represent(entity), entity.updatedAt as string)
+      rejectUnknownParams(url.searchParams, SHAPE_ONLY)
+      const given = shapeParamsOf(url.searchParams)
+      // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
+      const shape = given && resolveShape(principal, resource, version, given)
+      const entity = await getRecord(engine, principal, resource, params.id!, parentOf(resource, params))
+      const updatedAt = entity.updatedAt as string
+      if (!shape) return conditionalJson(request, represent(entity), updatedAt)
+      const [body] = await shapeRecords(engine, principal, resource, version, [entity], shape)
+      return conditionalJson(request, body, await shapedLastModified(engine, principal, shape, updatedAt))
     },
   }
   if (!resource.writable) return table

@@ -52,6 +52,25 @@ export function layoutOf(resource: Resource): [string, string, Field][] {
   return layout
 }
 
+/**
+ * The column list of a read of `fields` (and of `also`, what ordering needs), besides the id and
+ * the timestamps every read has; `*` when `fields` is undefined (every field).
+ */
+export function selectList(
+  resource: Resource,
+  fields: readonly string[] | undefined,
+  also: readonly string[] = [],
+): string {
+  if (fields === undefined) return '*'
+  const columns = new Set(['id', 'created_at', 'updated_at'])
+  for (const name of [...fields, ...also]) {
+    if (Object.hasOwn(resource.fields, name)) columns.add(columnOf(name))
+    // A declared object (an event's `actor`) reads each of its members.
+    for (const member of Object.values(resource.objects[name] ?? {})) columns.add(columnOf(member))
+  }
+  return [...columns].join(', ')
+}
+
 type Member = [key: string, column: string, field: Field]
 type Step = [name: string, column: string, field: Field] | [name: string, members: Member[]]
 
@@ -74,14 +93,19 @@ function planOf(resource: Resource): Step[] {
   return plan
 }
 
-/** Builds the API representation of a row: camelCase fields in declaration order. */
+/**
+ * Builds the API representation of a row: camelCase fields in declaration order. A row read with a
+ * column list (`selectList`) has only those fields.
+ */
 export function serializeRow(resource: Resource, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id }
   for (const step of planOf(resource)) {
     if (step.length === 3) {
-      out[step[0]] = fromColumn(step[2], row[step[1]])
+      const value = row[step[1]]
+      if (value !== undefined) out[step[0]] = fromColumn(step[2], value)
       continue
     }
+    if (step[1].some(([, column]) => row[column] === undefined)) continue
     const values = step[1].map(([key, column, field]) => [key, fromColumn(field, row[column])] as const)
     // Null when every member is (an event appended before actors were recorded).
     out[step[0]] = values.every(([, value]) => value === null) ? null : Object.fromEntries(values)

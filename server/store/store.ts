@@ -44,7 +44,7 @@ export interface RecordStore {
    */
   findForUpdate(resource: Resource, id: string): Promise<StoredRecord | null>
   /** The organization's records among `ids`, in one statement per 500; missing ids are left out. */
-  byIds(resource: Resource, orgId: string, ids: string[]): Promise<Entity[]>
+  byIds(resource: Resource, orgId: string, ids: string[], columns?: readonly string[]): Promise<Entity[]>
   /** The first `limit` children of each parent, in one statement. */
   childPages(
     child: Resource,

@@ -32,6 +32,8 @@ export interface PageRequest {
   offset?: number
   /** Keyset: the sort values (ending with the id) of the row the page starts after. */
   after?: SortValue[]
+  /** The fields to read (`id`, the timestamps and the sort fields always are); every field when absent. */
+  columns?: readonly string[]
 }
 
 /** What a create stores: the field values (absent ones are null) besides id, organization and time. */
@@ -55,6 +57,8 @@ export interface ChildPagesRequest {
   sort: SortKey[]
   /** Rows per parent (callers ask one extra to see whether more follow). */
   limit: number
+  /** The fields to read (`id`, the timestamps, the parent and the sort fields always are); every field when absent. */
+  columns?: readonly string[]
 }
 
 // events

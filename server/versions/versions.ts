@@ -81,6 +81,39 @@ export function changedFields(version: ApiVersion, resource: Resource): Set<stri
   return fields
 }
 
+const names = new Map<string, readonly string[]>()
+
+/** The JSON field names of a record in the version (`id` first, the timestamps last): what `fields` may name. */
+export function fieldNames(version: ApiVersion, resource: Resource): readonly string[] {
+  const key = `${version.name}:${resource.name}`
+  let known = names.get(key)
+  if (!known) {
+    const sample: Json = { id: null }
+    for (const name of Object.keys(resource.fields)) sample[name] = null
+    sample.createdAt = null
+    sample.updatedAt = null
+    known = Object.keys(fromBase(version, resource, sample))
+    names.set(key, known)
+  }
+  return known
+}
+
+/**
+ * The base fields a record must be read with to show `fields` of the version: a field the version
+ * reshapes needs every base field its change reads (v2's `amount` object needs `currency`); an
+ * event's `data` needs `resource`, which says whose shape `data` takes.
+ */
+export function baseFieldsOf(version: ApiVersion, resource: Resource, fields: readonly string[]): string[] {
+  const changed = changedFields(version, resource)
+  const base = new Set<string>()
+  for (const field of fields) {
+    if (changed.has(field)) for (const f of changed) base.add(f)
+    else base.add(field)
+    if (resource.name === 'events' && field === 'data') base.add('resource')
+  }
+  return [...base]
+}
+
 /** The version's OpenAPI schema of a record or a write body. */
 export function schemaFor(
   version: ApiVersion,

@@ -2,6 +2,7 @@ import { badRequest, type ErrorDetail } from '../errors.ts'
 import type { Resource } from '../resources/index.ts'
 import { coerceFilterValue, type FilterValue, queryField, snakeName } from './fields.ts'
 import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
+import { SHAPE_PARAMS, type ShapeParams, shapeParamsOf } from './shape.ts'
 import { type Condition, DEFAULT_SORT, type ListQuery, type SortKey } from './types.ts'
 
 export const MAX_SORT_KEYS = 4
@@ -43,7 +44,14 @@ function paramsOf(resource: Resource) {
   let entry = cache.get(resource.name)
   if (!entry) {
     const byName = new Map(filterParams(resource).map((p) => [p.name, p]))
-    const known = new Set<string>([...PAGINATION_PARAMS, 'sort', 'q', 'search', ...byName.keys()])
+    const known = new Set<string>([
+      ...PAGINATION_PARAMS,
+      ...SHAPE_PARAMS,
+      'sort',
+      'q',
+      'search',
+      ...byName.keys(),
+    ])
     entry = { byName, known }
     cache.set(resource.name, entry)
   }
@@ -100,11 +108,13 @@ export interface ParsedList {
   query: ListQuery
   /** The applied filters, keyed by parameter name, echoed in the response. */
   filters: Record<string, FilterValue | FilterValue[]>
+  /** `fields`, `expand` and `expand_limit` as given; they are read against the request's version. */
+  shape?: ShapeParams
 }
 
 /**
  * Everything a collection GET (or a QUERY body with the same parameters) may carry: pagination,
- * filters, `q`/`search` and `sort`. Unknown and repeated parameters, malformed values and
+ * filters, `q`/`search`, `sort`, and what shapes the records (`fields`, `expand`). Unknown and repeated parameters, malformed values and
  * unsortable fields are 400 with a detail naming the parameter.
  */
 export function parseListParams(
@@ -147,5 +157,6 @@ export function parseListParams(
   return {
     query: { where, search, sort: parseSort(resource, params.get('sort')), page, includeTotal },
     filters,
+    shape: shapeParamsOf(params),
   }
 }

@@ -3,9 +3,10 @@ import { type Resource, resourceByName } from '../resources/index.ts'
 import { parseFilterExpression } from './filter-expression.ts'
 import { type Orderable, type ParsedList, parseListParams, parseSearch, parseSort } from './list-params.ts'
 import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
+import { SHAPE_PARAMS, type ShapeParams, shapeParamsOf } from './shape.ts'
 import type { ListQuery } from './types.ts'
 
-const SEARCH_PARAMS = new Set<string>([...PAGINATION_PARAMS, 'q', 'search', 'sort'])
+const SEARCH_PARAMS = new Set<string>([...PAGINATION_PARAMS, ...SHAPE_PARAMS, 'q', 'search', 'sort'])
 // Cross-collection results are ordered by a field every record has.
 const ACROSS_COLLECTIONS: Orderable = {
   name: 'search',
@@ -21,6 +22,8 @@ export interface SearchQuery {
   query: ListQuery
   /** The applied filters, keyed by parameter name, echoed in the response. */
   filters: Record<string, unknown>
+  /** `fields` and `expand` as given (across collections, `fields` alone). */
+  shape?: ShapeParams
 }
 
 /**
@@ -89,5 +92,9 @@ export function parseSearchParams(given: URLSearchParams): SearchQuery {
   const { page, includeTotal } = parsePage(given)
   // Echoed under the name the client used, as collection GETs do (`q` or its alias `search`).
   const filters = { [given.has('q') ? 'q' : 'search']: text }
-  return { query: { where: [], search: text, sort, page, includeTotal }, filters }
+  return {
+    query: { where: [], search: text, sort, page, includeTotal },
+    filters,
+    shape: shapeParamsOf(given),
+  }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { VERSIONS } from '../../server/versions/versions.ts'
 import { snakeName } from '../../shared/query/fields.ts'
 import { filterParams } from '../../shared/query/list-params.ts'
+import { relationsOf } from '../../shared/query/shape.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { exampleBody, examplePatch } from './examples.ts'
@@ -130,7 +131,33 @@ async function reads(d: Driver, prefix: string, resource: Resource, collection: 
     await d.send('GET', `${collection}?${bad}`, 400)
   await d.send('GET', collection, 401, { as: null })
   if (resource.name !== 'users') await d.send('GET', collection, 403, { as: readUsersOnly })
+  await shaped(d, resource, collection)
   await queries(d, prefix, resource, collection)
+}
+
+/** Every relation of a resource, and each second level: `user,lineItems,lineItems.product`. */
+const everyExpansion = (resource: Resource) =>
+  relationsOf(resource)
+    .flatMap((r) => [r.name, ...relationsOf(r.target).map((sub) => `${r.name}.${sub.name}`)])
+    .join(',')
+
+/** `fields` and `expand` on a collection (and in a QUERY form body), and their 400s and 403. */
+async function shaped(d: Driver, resource: Resource, collection: string) {
+  const field = Object.keys(resource.fields)[0]!
+  await d.send('GET', `${collection}?fields=${field}`, 200)
+  await d.send('GET', `${collection}?fields=id`, 200)
+  const expand = everyExpansion(resource)
+  if (expand) {
+    await d.send('GET', `${collection}?expand=${expand}&expand_limit=1`, 200)
+    const first = relationsOf(resource)[0]!.name
+    await d.send('GET', `${collection}?expand=${first}&fields=${field},${first}.id`, 200)
+    await d.send('QUERY', collection, 200, { type: FORM, body: `expand=${expand}&fields=id&limit=2` })
+    await d.send('GET', `${collection}?expand=${first}.nope`, 400)
+  }
+  await d.send('GET', `${collection}?fields=nope`, 400)
+  await d.send('GET', `${collection}?expand=nope`, 400)
+  if (resource.name === 'users')
+    await d.send('GET', `${collection}?expand=addresses`, 403, { as: readUsersOnly })
 }
 
 /** QUERY on a collection in each media type, its stored query and answer, and its errors. */
@@ -180,6 +207,10 @@ async function singleton(d: Driver, path: string, resource: Resource) {
   const got = await d.send('GET', path, 200)
   await d.send('GET', path, 304, { headers: { 'If-None-Match': got.headers.get('etag')! } })
   await d.send('GET', `${path}?bogus=1`, 400)
+  await d.send('GET', `${path}?fields=id`, 200)
+  const expand = everyExpansion(resource)
+  if (expand) await d.send('GET', `${path}?expand=${expand}`, 200)
+  await d.send('GET', `${path}?fields=nope`, 400)
   await d.send('GET', path, 403, { as: other })
   await d.send('GET', path, 401, { as: null })
   await d.send('QUERY', path, 405, { type: FORM, body: '' })
@@ -282,6 +313,16 @@ async function searchAndMore(d: Driver, prefix: string, refs: Record<string, str
   await d.send('GET', `${search}?q=Exam`, 304, { headers: { 'If-None-Match': hits.headers.get('etag')! } })
   await d.send('GET', `${search}?collection=orders&filter=${encodeURIComponent('amount >= 0')}&limit=2`, 200)
   await d.send('GET', `${search}?bogus=1`, 400)
+  await d.send('GET', `${search}?q=Exam&fields=name`, 200)
+  await d.send(
+    'GET',
+    `${search}?collection=orders&expand=user,lineItems.product&fields=status,user.name`,
+    200,
+  )
+  await d.send('QUERY', search, 200, {
+    json: { collection: 'orders', expand: ['user'], fields: 'user.email' },
+  })
+  await d.send('GET', `${search}?q=Exam&expand=user`, 400)
   await d.send('GET', `${search}?q=Exam`, 401, { as: null })
   await d.send('GET', `${search}?collection=orders`, 403, { as: readUsersOnly })
   await d.send('QUERY', search, 200, { type: FORM, body: 'q=Exam' })

@@ -149,6 +149,35 @@ describeWithPostgres('api-server --db postgres://', () => {
     }
   })
 
+  it('shapes reads with fields and expand on PostgreSQL as on SQLite', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by assertions, not types
+    type Loose = any
+    const orders = (await (await api('/api/v2/orders?status=paid')).json()) as { data: { id: string }[] }
+    const orderId = orders.data[0]!.id
+    const products = (await (await api('/api/v2/products')).json()) as { data: { id: string }[] }
+    for (let i = 0; i < 3; i++) {
+      const item = await api(`/api/v2/orders/${orderId}/line-items`, {
+        method: 'POST',
+        json: { productId: products.data[0]!.id, quantity: i + 1, unitPrice: 100 },
+      })
+      expect(item.status).toBe(201)
+    }
+    const path =
+      '/api/v2/orders?status=paid&fields=amount,user.name,lineItems.quantity,lineItems.product.sku' +
+      '&expand=user,lineItems.product&expand_limit=2'
+    const page = (await (await api(path)).json()) as Loose
+    const order = page.data[0]
+    expect(Object.keys(order)).toEqual(['id', 'amount', 'user', 'lineItems'])
+    expect(order.amount).toEqual({ value: 4200, currency: 'EUR' })
+    expect(order.user).toEqual({ id: expect.any(String), name: 'Zoë Crème' })
+    expect(order.lineItems.data.map((i: Loose) => i.quantity)).toEqual([3, 2])
+    expect(order.lineItems.data[0].product).toEqual({ id: products.data[0]!.id, sku: 'RACE-1' })
+    expect(order.lineItems.pagination.hasMore).toBe(true)
+    const rest = (await (await api(order.lineItems.pagination.next)).json()) as Loose
+    expect(rest.data.map((i: Loose) => i.quantity)).toEqual([1])
+    expect((await api('/api/v2/orders?fields=currency')).status).toBe(400)
+  })
+
   it('refuses backup, pointing to pg_dump', async () => {
     const run = await runAdmin(['backup', '/tmp/never-written.db'], db)
     expect(run.status).toBe(1)

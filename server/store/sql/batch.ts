@@ -1,6 +1,6 @@
 import type { Condition } from '../../../shared/query/types.ts'
 import type { Resource } from '../../../shared/resources/index.ts'
-import { columnOf, serializeRow } from '../columns.ts'
+import { columnOf, selectList, serializeRow } from '../columns.ts'
 import { orderBy, whereClause } from '../compile.ts'
 import { Params, type SqlValue } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
@@ -30,10 +30,12 @@ export async function selectByIds(
   resource: Resource,
   orgId: string,
   ids: string[],
+  columns?: readonly string[],
 ): Promise<Entity[]> {
   const entities: Entity[] = []
+  const list = selectList(resource, columns)
   for (const part of chunks(ids)) {
-    const sql = `SELECT * FROM ${resource.table} WHERE org_id = ? AND id IN (${placeholders(part.length)})`
+    const sql = `SELECT ${list} FROM ${resource.table} WHERE org_id = ? AND id IN (${placeholders(part.length)})`
     for (const row of (await x.all(sql, [orgId, ...part])) as Row[])
       entities.push(serializeRow(resource, row))
   }
@@ -42,7 +44,8 @@ export async function selectByIds(
 
 /**
  * The first `limit` children of each parent in `parentIds`, in the order of `sort` (ties by id),
- * in one statement: a window function numbers each parent's children.
+ * in one statement: a window function numbers each parent's children. The subquery is named
+ * (`pages`): PostgreSQL before 16 requires it.
  */
 export async function selectChildPages(
   x: Executor,
@@ -54,13 +57,14 @@ export async function selectChildPages(
   const parent = columnOf(child.parent!.field)
   const order = orderBy(child, request.sort)
   const entities: Entity[] = []
+  const list = selectList(child, request.columns, [child.parent!.field, ...request.sort.map((k) => k.field)])
   for (const part of chunks(parentIds)) {
     const params = new Params(x.dialect)
     const where = whereClause(child, orgId, request.where, request.search, params)
     const sql =
-      `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
+      `SELECT * FROM (SELECT ${list}, row_number() OVER (PARTITION BY ${parent} ORDER BY ${order.text}) AS page_rank ` +
       // PostgreSQL before 16 requires the subquery's alias.
-      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) AS ranked ` +
+      `FROM ${child.table} WHERE ${where} AND ${x.dialect.oneOf(parent, part, params)}) AS pages ` +
       `WHERE page_rank <= ${params.add(request.limit)} ORDER BY page_rank`
     for (const row of (await x.all(sql, [...(params.values as SqlValue[])])) as Row[])
       entities.push(serializeRow(child, row))

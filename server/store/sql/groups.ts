@@ -110,7 +110,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
       find: (resource, id) => findRecord(x, resource, id),
       findForUpdate: (resource, id) => findRecord(x, resource, id, true),
-      byIds: (resource, orgId, ids) => selectByIds(x, resource, orgId, ids),
+      byIds: (resource, orgId, ids, columns) => selectByIds(x, resource, orgId, ids, columns),
       childPages: (child, orgId, parentIds, request) => selectChildPages(x, child, orgId, parentIds, request),
       countChildren: (child, orgId, parentIds, where, search) =>
         countChildren(x, child, orgId, parentIds, where, search),

@@ -1,6 +1,6 @@
 import type { Condition, SortKey } from '../../../shared/query/types.ts'
 import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
-import { columnOf, fromColumn, layoutOf, serializeRow, toColumn, toColumnIn } from '../columns.ts'
+import { columnOf, fromColumn, layoutOf, selectList, serializeRow, toColumn, toColumnIn } from '../columns.ts'
 import { afterKeys, orderBy, whereClause } from '../compile.ts'
 import { Params, type SqlValue } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
@@ -35,7 +35,12 @@ export async function selectPage(
   let where = whereClause(resource, orgId, request.where, request.search, params)
   const order = orderBy(resource, request.sort)
   if (request.after) where += ` AND ${afterKeys(resource, order.keys, request.after, params)}`
-  let sql = `SELECT * FROM ${resource.table} WHERE ${where} ORDER BY ${order.text} LIMIT ${params.add(request.limit)}`
+  const columns = selectList(
+    resource,
+    request.columns,
+    request.sort.map((key) => key.field),
+  )
+  let sql = `SELECT ${columns} FROM ${resource.table} WHERE ${where} ORDER BY ${order.text} LIMIT ${params.add(request.limit)}`
   if (request.offset) sql += ` OFFSET ${params.add(request.offset)}`
   return ((await x.all(sql, [...(params.values as SqlValue[])])) as Row[]).map((row) =>
     serializeRow(resource, row),
