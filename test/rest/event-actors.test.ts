@@ -209,6 +209,22 @@ describe('actor_id filters the event log', () => {
     expect(body.filters).toEqual({ actor_id: org.member.id })
   })
 
+  it('shows the actor as one field of a sparse fieldset, and refuses its stored parts', async () => {
+    const response = await send(memberToken, 'GET', `/api/v2/events?actor_id=${org.member.id}&fields=actor,type`)
+    expect(response.status).toBe(200)
+    const { data } = await readJson<{ data: Entity[] }>(response)
+    expect(data.length).toBeGreaterThan(0)
+    for (const event of data) {
+      expect(Object.keys(event)).toEqual(['id', 'type', 'actor'])
+      expect(event.actor).toEqual({ type: 'user', id: org.member.id })
+    }
+    const parts = await send(memberToken, 'GET', '/api/v2/events?fields=actorId')
+    expect(parts.status).toBe(400)
+    expect(((await parts.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field).toBe(
+      'fields',
+    )
+  })
+
   it.each([
     ['a form body', 'application/x-www-form-urlencoded', () => `actor_id=${org.member.id}&limit=100`],
     ['a JSON body', 'application/json', () => JSON.stringify({ actor_id: org.member.id, limit: 100 })],
