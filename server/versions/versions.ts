@@ -89,7 +89,7 @@ export function fieldNames(version: ApiVersion, resource: Resource): readonly st
   let known = names.get(key)
   if (!known) {
     const sample: Json = { id: null }
-    for (const name of Object.keys(resource.fields)) sample[name] = null
+    for (const name of resource.presented) sample[name] = null
     sample.createdAt = null
     sample.updatedAt = null
     known = Object.keys(fromBase(version, resource, sample))

@@ -86,7 +86,7 @@ describe('fields', () => {
 
   it('selects only the fields asked for, and what the order of the page needs', async () => {
     await get('/api/v1/orders?limit=1') // warms the caches: the records' statement is what is counted
-    const statements = await statementsOf(() => get('/api/v1/orders?fields=status&sort=amount'))
+    const statements = await statementsOf(server.sql, () => get('/api/v1/orders?fields=status&sort=amount'))
     const page = statements.filter((sql) => /FROM orders\b/.test(sql))
     expect(page).toHaveLength(1)
     expect(page[0]).toStartWith('SELECT id, created_at, updated_at, status, amount FROM orders')
@@ -160,7 +160,7 @@ describe('expand', () => {
       `/api/v2/orders?limit=${limit}&expand=user,lineItems.product&fields=amount,user.name,lineItems.quantity,lineItems.product.name`
     await get(path(1))
     let body: Loose
-    const many = await statementsOf(async () => {
+    const many = await statementsOf(server.sql, async () => {
       body = await get(path(6))
     })
     expect(body.data).toHaveLength(6)
@@ -176,7 +176,7 @@ describe('expand', () => {
     }
     // The page, the users, the line items of every order, their products.
     expect(many.filter((sql) => /^SELECT/.test(sql))).toHaveLength(4)
-    const few = await statementsOf(() => get(path(1)))
+    const few = await statementsOf(server.sql, () => get(path(1)))
     expect(few).toHaveLength(many.length)
     // The nested page's next link keeps its own fields and expansion.
     const small = await get(
