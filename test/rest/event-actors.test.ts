@@ -210,7 +210,11 @@ describe('actor_id filters the event log', () => {
   })
 
   it('shows the actor as one field of a sparse fieldset, and refuses its stored parts', async () => {
-    const response = await send(memberToken, 'GET', `/api/v2/events?actor_id=${org.member.id}&fields=actor,type`)
+    const response = await send(
+      memberToken,
+      'GET',
+      `/api/v2/events?actor_id=${org.member.id}&fields=actor,type`,
+    )
     expect(response.status).toBe(200)
     const { data } = await readJson<{ data: Entity[] }>(response)
     expect(data.length).toBeGreaterThan(0)
@@ -220,9 +224,9 @@ describe('actor_id filters the event log', () => {
     }
     const parts = await send(memberToken, 'GET', '/api/v2/events?fields=actorId')
     expect(parts.status).toBe(400)
-    expect(((await parts.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field).toBe(
-      'fields',
-    )
+    expect(
+      ((await parts.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field,
+    ).toBe('fields')
   })
 
   it.each([
