@@ -145,7 +145,7 @@ export class ApiClient {
   /** Waits before a retry, saying so on a terminal, and anywhere when the wait is long. */
   private async wait(reason: string, ms: number): Promise<void> {
     if (this.io.stderrIsTTY || ms > SILENT_WAIT_MS)
-      this.io.stderr(`${reason}; retrying in ${Math.ceil(ms / 1000)} s\n`)
+      this.io.stderr(`${reason}; retrying in ${Math.max(1, Math.round(ms / 1000))} s\n`)
     await this.io.sleep(ms)
   }
 
