@@ -66,17 +66,20 @@ async function config(ctx: Context, action: string, args: string[]): Promise<num
 
 /** `api version`: this CLI's version, and the API versions the server offers (`GET /api/versions`). */
 async function version(ctx: Context, cli: string): Promise<void> {
+  const table = ctx.format === 'table'
+  // Its own version first: it is known even when the server cannot be reached.
+  if (table) ctx.io.stdout(`api ${cli}\n`)
   // No login needed: the catalogue is public.
   const answer = await new ApiClient(ctx.io, ctx.server, null).json<{ data?: unknown }>(
     'GET',
     '/api/versions',
   )
   const versions = Array.isArray(answer?.data) ? (answer.data as Record<string, unknown>[]) : []
-  if (ctx.format !== 'table') {
+  if (!table) {
     printValue(ctx.io, ctx.format, { cli, server: ctx.server, apiVersions: versions })
     return
   }
-  ctx.io.stdout(`api ${cli}\nserver ${ctx.server}\n`)
+  ctx.io.stdout(`server ${ctx.server}\n`)
   const rows = versions.map((v) => ({ ...v, sunset: v.sunset ?? '' }))
   ctx.io.stdout(
     renderTable(rows, ['version', 'status', 'path', 'releasedAt', 'sunset'], false, ctx.io.columns),
