@@ -47,14 +47,20 @@ function bash(w: Words): string {
     entries.map(([key, list]) => `      ${key}) words="$words ${list.join(' ')}" ;;`).join('\n')
   return `# api completion for bash: source <(api completion bash)
 _api() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} cmd="" coll="" words="" i w skip=""
+  local cur=\${COMP_WORDS[COMP_CWORD]} cmd="" coll="" words="" i w skip="" parts
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=\${COMP_WORDS[i]}
     if [[ -n $skip ]]; then skip=""; continue; fi
     case $w in
       ${w.valued.join('|')}) skip=1 ;;
       -*) ;;
-      *) if [[ -z $cmd ]]; then cmd=$w; elif [[ -z $coll ]]; then coll=\${w%%/*}; fi ;;
+      *)
+        if [[ -z $cmd ]]; then cmd=$w
+        elif [[ -z $coll ]]; then
+          # posts/pst_…/comments: the filters are the child collection's.
+          IFS=/ read -ra parts <<< "$w"
+          coll=\${parts[2]:-\${parts[0]}}
+        fi ;;
     esac
   done
   if [[ $cur == -* ]]; then
