@@ -32,14 +32,16 @@ const cut = (s: string, width: number) => (s.length > width ? `${s.slice(0, widt
 
 /**
  * Column widths that fit `width` characters (two between columns): the widest column gives up
- * a character at a time, down to a few each.
+ * a character at a time, down to a few each. The first column (the id, to copy into the next
+ * command) is cut last.
  */
 export function fitWidths(natural: number[], width: number | undefined): number[] {
   const widths = [...natural]
   if (!width) return widths
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1)
   while (total() > width) {
-    const widest = widths.indexOf(Math.max(...widths))
+    const rest = widths.slice(1)
+    const widest = rest.length > 0 && Math.max(...rest) > MIN_CELL ? 1 + rest.indexOf(Math.max(...rest)) : 0
     if (widths[widest]! <= MIN_CELL) break
     widths[widest]!--
   }
