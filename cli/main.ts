@@ -186,7 +186,10 @@ export async function main(typed: string[], io: Io): Promise<number> {
         io.stdout(`api ${VERSION}\n`)
         return EXIT.ok
       }
-      if (cli.args[0] === undefined) throw new UsageError('no command given (see api --help)')
+      if (cli.args[0] === undefined) {
+        checkOptions(cli, cli.globalCommand, argv, [])
+        throw new UsageError('no command given (see api --help)')
+      }
       throw unknownCommand(cli, String(cli.args[0]))
     }
     checkOptions(cli, cli.matchedCommand, argv, cli.args)

@@ -10,6 +10,8 @@ function accepted(cli: CAC, command: Command): Map<string, boolean> {
   const names = new Map<string, boolean>()
   for (const option of [...command.options, ...cli.globalCommand.options])
     for (const name of option.names) names.set(name.length === 1 ? name : kebab(name), !option.isBoolean)
+  // `api --version` alone prints the version; in a command it would be ignored silently.
+  if (command !== cli.globalCommand) names.delete('version')
   return names
 }
 
@@ -51,11 +53,12 @@ export function checkOptions(cli: CAC, command: Command, argv: readonly string[]
       [...names.keys()].filter((n) => n.length > 1),
     )
     const did = hint ? ` (did you mean ${shown(hint)}?)` : ''
-    const isFilter = filters.length > 0 && long
+    // `api list COLLECTION --help` lists the filters (also those of a bulk delete).
+    if (filters.length > 0 && long)
+      throw new UsageError(`unknown filter ${typed} for ${args[0]}${did}; see: api list ${args[0]} --help`)
+    const global = command === cli.globalCommand
     throw new UsageError(
-      isFilter
-        ? `unknown filter ${typed} for ${args[0]}${did}; see: api ${command.name} ${args[0]} --help`
-        : `unknown option ${typed} for api ${command.name}${did}; see: api ${command.name} --help`,
+      `unknown option ${typed}${global ? '' : ` for api ${command.name}`}${did}; see: api ${global ? '' : `${command.name} `}--help`,
     )
   }
 }

@@ -19,14 +19,19 @@ describe('api with a typo', () => {
     ],
     [['lsit', 'orders'], 'api: unknown command "lsit" (did you mean list?); see: api --help\n'],
     [['frobnicate'], 'api: unknown command "frobnicate"; see: api --help\n'],
+    [['--verbos'], 'api: unknown option --verbos (did you mean --verbose?); see: api --help\n'],
     [['list', 'orders', '-v'], 'api: unknown option -v for api list; see: api list --help\n'],
+    [
+      ['get', 'orders', 'ord_1', '--version'],
+      'api: unknown option --version for api get; see: api get --help\n',
+    ],
     [
       ['list', 'orders', '--stauts', 'paid'],
       'api: unknown filter --stauts for orders (did you mean --status?); see: api list orders --help\n',
     ],
     [
       ['delete', 'orders', '--stauts=paid', '--confirm'],
-      'api: unknown filter --stauts for orders (did you mean --status?); see: api delete orders --help\n',
+      'api: unknown filter --stauts for orders (did you mean --status?); see: api list orders --help\n',
     ],
     [
       ['--fromat', 'json', 'get', 'orders', 'ord_1'],
@@ -56,7 +61,7 @@ describe('api with a typo', () => {
 })
 
 describe('any unknown option (property)', () => {
-  const known = new Set(['h', 'format', 'timeout', 'api-version', 'profile', 'verbose', 'version', 'help'])
+  const known = new Set(['h', 'format', 'timeout', 'api-version', 'profile', 'verbose', 'help'])
   it('is named exactly as typed, and nothing is sent', async () => {
     await fc.assert(
       fc.asyncProperty(
