@@ -10,7 +10,8 @@ const FLAGS = new Set([
   'help',
   'h',
   'version',
-  'v',
+  'verbose',
+  'force',
 ])
 
 /**

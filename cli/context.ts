@@ -1,9 +1,10 @@
 import { openSession } from './auth/session.ts'
-import { serverUrl } from './config.ts'
+import { PROFILE_NAME, profileSettings, readSettings, serverUrl } from './config.ts'
 import { UsageError } from './errors.ts'
 import { ApiClient } from './http.ts'
 import type { Io } from './io.ts'
 import { chooseFormat, type Format } from './output.ts'
+import { verboseFetch } from './verbose.ts'
 
 /** The API versions the CLI speaks; v2 is current, v1 deprecated (docs/api.md). */
 export const API_VERSIONS = ['v2', 'v1'] as const
@@ -14,7 +15,9 @@ export type ApiVersion = (typeof API_VERSIONS)[number]
  * client and the output format.
  */
 export interface Context {
+  /** Its environment names the profile in use (API_PROFILE), which picks the server and login. */
   io: Io
+  profile: string
   server: string
   /** `/api/v2`, or `/api/v1` with `--api-version v1`. */
   prefix: string
@@ -23,23 +26,36 @@ export interface Context {
   api: () => ApiClient
 }
 
-export function makeContext(io: Io, options: Record<string, unknown>): Context {
+/**
+ * The context of one command. Options win over the profile's settings (`api config set`), which
+ * win over the defaults; `profileMayBeNew` lets `api config` name a profile not yet configured.
+ */
+export function makeContext(given: Io, options: Record<string, unknown>): Context {
+  const profile = options.profile === undefined ? given.env.API_PROFILE || 'default' : String(options.profile)
+  if (!PROFILE_NAME.test(profile))
+    throw new UsageError(`profile names are letters, digits, - and _ (not "${profile}")`)
+  let io: Io = { ...given, env: { ...given.env, API_PROFILE: profile } }
+  if (profile !== 'default' && !options.profileMayBeNew && !(profile in readSettings(io.env).profiles))
+    throw new UsageError(`no profile "${profile}"; create it: api config set url URL --profile ${profile}`)
+  if (options.verbose) io = { ...io, fetch: verboseFetch(io.fetch, io.stderr) }
+  const settings = profileSettings(io.env)
   const server = serverUrl(io.env)
   if (!URL.canParse(server)) throw new UsageError(`API_URL is not a URL: ${server}`)
   let format: Format
   try {
-    format = chooseFormat(io, options.format)
+    format = chooseFormat(io, options.format ?? settings.format)
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
-  const version = options.apiVersion === undefined ? 'v2' : String(options.apiVersion)
+  const version = String(options.apiVersion ?? settings['api-version'] ?? 'v2')
   if (!(API_VERSIONS as readonly string[]).includes(version))
     throw new UsageError(`--api-version must be one of ${API_VERSIONS.join(', ')}`)
-  const timeout = options.timeout === undefined ? 30 : Number(options.timeout)
+  const timeout = Number(options.timeout ?? settings.timeout ?? 30)
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout takes a number of seconds')
   let client: ApiClient | undefined
   return {
     io,
+    profile,
     server,
     prefix: `/api/${version}`,
     format,

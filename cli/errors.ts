@@ -1,7 +1,8 @@
+import { STATUS_CODES } from 'node:http'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../shared/errors.ts'
 
 /** Exit codes (documented in docs/cli.md). */
-export const EXIT = { ok: 0, api: 1, usage: 2, network: 3, auth: 4 } as const
+export const EXIT = { ok: 0, api: 1, usage: 2, network: 3, auth: 4, interrupted: 130 } as const
 
 /** A mistake in how the command was called; exit 2. */
 export class UsageError extends Error {
@@ -13,6 +14,18 @@ export class AuthNeeded extends Error {
   override name = 'AuthNeeded'
 }
 
+/**
+ * An error answer without the contract's error body, as a proxy or load balancer in front of the
+ * server sends it (`502 Bad Gateway`); exit 1. No error code is made up for it.
+ */
+export class HttpStatusError extends Error {
+  override name = 'HttpStatusError'
+
+  constructor(readonly status: number) {
+    super(`the server answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`)
+  }
+}
+
 /** The server could not be reached, or did not answer in time; exit 3. */
 export class NetworkError extends Error {
   override name = 'NetworkError'
@@ -22,7 +35,7 @@ const isCode = (code: unknown): code is ErrorCode =>
   typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code)
 
 /** Rebuilds the server's error from a response body, checking its shape instead of trusting it. */
-export function apiErrorFrom(status: number, body: unknown): ApiError {
+export function apiErrorFrom(status: number, body: unknown): ApiError | HttpStatusError {
   const error = (body as { error?: unknown } | null)?.error
   if (error && typeof error === 'object') {
     const { code, message, details } = error as Record<string, unknown>
@@ -43,7 +56,8 @@ export function apiErrorFrom(status: number, body: unknown): ApiError {
     const description = typeof oauth.error_description === 'string' ? `: ${oauth.error_description}` : ''
     return Object.assign(new ApiError(code, `${oauth.error}${description}`), { status })
   }
-  const code = (Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'INTERNAL') as ErrorCode
+  const code = Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] as ErrorCode | undefined
+  if (code === undefined) return new HttpStatusError(status)
   return Object.assign(new ApiError(code, `The server answered ${status}.`), { status })
 }
 

@@ -9,12 +9,21 @@ export interface RequestOptions {
 
 export interface ClientOptions {
   timeoutMs: number
-  /** Retries after 429 and 503 (and lost connections, for requests safe to repeat). */
+  /** Retries after 429, 502, 503, 504 and lost connections (requests safe to repeat only). */
   maxRetries: number
 }
 
 const SAFE_TO_REPEAT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'QUERY'])
+/** Answers worth another try: the server (or a proxy before it) was busy or could not answer. */
+const RETRIED: Record<number, string> = {
+  429: 'server busy (429)',
+  502: 'bad gateway (502)',
+  503: 'server busy (503)',
+  504: 'gateway timeout (504)',
+}
 const MAX_WAIT_MS = 60_000
+/** A wait longer than this is always announced on stderr, piped or not. */
+const SILENT_WAIT_MS = 2_000
 
 /** RFC 9110 §10.2.3: seconds, or an HTTP date. */
 function retryAfterMs(header: string | null, now: number): number | null {
@@ -53,8 +62,8 @@ export function deprecationNotice(headers: Headers): string | null {
 }
 
 /**
- * The CLI's HTTP client: adds the bearer token, renews it once after a 401, retries 429 and 503
- * with backoff honouring Retry-After, turns error answers into ApiError, and warns once on
+ * The CLI's HTTP client: adds the bearer token, renews it once after a 401, retries 429, 502,
+ * 503, 504 and lost connections (requests safe to repeat only) with backoff honouring Retry-After, turns error answers into ApiError, and warns once on
  * stderr when the server marks an answer deprecated. It never prints or puts a token in an error
  * message.
  */
@@ -94,27 +103,23 @@ export class ApiClient {
           (error as Error).name === 'TimeoutError'
             ? `no answer within ${this.options.timeoutMs / 1000} s`
             : (error as Error).message
+        const failure = `could not reach ${this.server} (${reason})`
         if (repeatable && attempt < this.options.maxRetries) {
-          await this.io.sleep(this.backoff(attempt))
+          await this.wait(failure, this.backoff(attempt))
           continue
         }
-        throw new NetworkError(`could not reach ${this.server} (${reason})`)
+        throw new NetworkError(failure)
       }
       if (response.status === 401 && this.session && !renewed) {
         renewed = true
         if (await this.session.renew()) continue
       }
-      if (
-        (response.status === 429 || response.status === 503) &&
-        repeatable &&
-        attempt < this.options.maxRetries
-      ) {
+      const busy = RETRIED[response.status]
+      if (busy && repeatable && attempt < this.options.maxRetries) {
         const wait = retryAfterMs(response.headers.get('retry-after'), this.io.now()) ?? this.backoff(attempt)
         if (wait <= MAX_WAIT_MS) {
           await response.body?.cancel()
-          if (this.io.stderrIsTTY)
-            this.io.stderr(`server busy (${response.status}); retrying in ${Math.ceil(wait / 1000)} s\n`)
-          await this.io.sleep(wait)
+          await this.wait(busy, wait)
           continue
         }
       }
@@ -137,6 +142,14 @@ export class ApiClient {
     return (await parseBody(response)) as T
   }
 
+  /** Waits before a retry, saying so on a terminal, and anywhere when the wait is long. */
+  private async wait(reason: string, ms: number): Promise<void> {
+    if (this.io.stderrIsTTY || ms > SILENT_WAIT_MS)
+      this.io.stderr(`${reason}; retrying in ${Math.max(1, Math.round(ms / 1000))} s\n`)
+    await this.io.sleep(ms)
+  }
+
+  /** Exponential backoff with jitter, so that many clients do not come back at the same instant. */
   private backoff(attempt: number): number {
     return Math.min(MAX_WAIT_MS, 500 * 2 ** attempt) + Math.floor(Math.random() * 250)
   }

@@ -13,6 +13,8 @@ export interface Io {
   stdoutIsTTY: boolean
   stderrIsTTY: boolean
   stdinIsTTY: boolean
+  /** The terminal's width in columns, when stdout is one (or `COLUMNS` says). */
+  columns?: number
   /** Asks a yes/no question on the terminal; only called when stdin and stderr are terminals. */
   confirm: (question: string) => Promise<boolean>
   fetch: typeof fetch
@@ -34,6 +36,7 @@ export function processIo(): Io {
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdinIsTTY: Boolean(process.stdin.isTTY),
+    columns: Number(process.env.COLUMNS) || process.stdout.columns || undefined,
     confirm: async (question) => {
       process.stderr.write(`${question} [y/N] `)
       for await (const line of console) return /^y(es)?$/i.test(line.trim())

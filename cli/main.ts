@@ -2,9 +2,11 @@
 import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
+import { PRODUCT_VERSION } from '../shared/version.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { actionCommand } from './commands/action.ts'
 import { login, logout, whoami } from './commands/auth.ts'
+import { conventionCommands } from './commands/conventions.ts'
 import { graphql } from './commands/graphql.ts'
 import { list, listHelp } from './commands/list.ts'
 import { query } from './commands/query.ts'
@@ -14,8 +16,10 @@ import { type Context, makeContext } from './context.ts'
 import { EXIT, exitCodeOf, UsageError } from './errors.ts'
 import { type Io, processIo } from './io.ts'
 import { colorsEnabled } from './output.ts'
+import { checkOptions, unknownCommand } from './typos.ts'
 
-export const VERSION = '0.1.0'
+/** The product's version (package.json's), not the runtime's. */
+export const VERSION = PRODUCT_VERSION
 
 /** Prints an error on stderr: the API's code, message and details, or a one-line reason. */
 function report(io: Io, error: unknown): void {
@@ -51,6 +55,9 @@ export async function main(typed: string[], io: Io): Promise<number> {
   cli.option('--format <format>', 'json, ndjson or table (default: table on a terminal, JSON when piped)')
   cli.option('--timeout <seconds>', 'Give up on a request after this long (default 30)')
   cli.option('--api-version <version>', 'v2 (the default) or v1 (deprecated)')
+  cli.option('--profile <name>', 'Use this profile: its own server and login (default: API_PROFILE)')
+  cli.option('--verbose', 'Print the HTTP exchange on stderr (tokens and secrets hidden)')
+  cli.option('--version', 'Print the version of api')
 
   cli
     .command(
@@ -62,6 +69,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .option('--client-id <id>', 'Client id for --client-credentials')
     .option('--client-secret <secret>', 'Client secret for --client-credentials (prefer API_CLIENT_SECRET)')
     .option('--scope <scopes>', 'Space-separated scopes to ask for (default: all you may have)')
+    .option('--force', 'Log in again without asking, when already logged in')
     .example('api login')
     .example('API_CLIENT_ID=clt_… API_CLIENT_SECRET=cs_… api login --client-credentials')
     .action(run((ctx, options) => login(ctx, options)))
@@ -159,8 +167,9 @@ export async function main(typed: string[], io: Io): Promise<number> {
       ),
     )
 
+  conventionCommands(cli, run, VERSION)
+
   cli.help()
-  cli.version(VERSION)
 
   try {
     // `api list orders --help` shows that collection's real filters.
@@ -177,13 +186,19 @@ export async function main(typed: string[], io: Io): Promise<number> {
       console.info = info
     }
     if (!cli.matchedCommand) {
-      if (cli.options.help || cli.options.version) return EXIT.ok
-      throw new UsageError(
-        argv.length === 0
-          ? 'no command given (see api --help)'
-          : `unknown command "${argv[0]}" (see api --help)`,
-      )
+      if (cli.options.help) return EXIT.ok
+      // `-v` too, as api-server has it, but only alone: in a command it is no option.
+      if ((cli.options.version || cli.options.v) && cli.args.length === 0) {
+        io.stdout(`api ${VERSION}\n`)
+        return EXIT.ok
+      }
+      if (cli.args[0] === undefined) {
+        checkOptions(cli, cli.globalCommand, argv, [])
+        throw new UsageError('no command given (see api --help)')
+      }
+      throw unknownCommand(cli, String(cli.args[0]))
     }
+    checkOptions(cli, cli.matchedCommand, argv, cli.args)
     await cli.runMatchedCommand()
     return status
   } catch (error) {
@@ -196,6 +211,8 @@ export async function main(typed: string[], io: Io): Promise<number> {
 }
 
 if (import.meta.main) {
+  // Ctrl-C ends any command with the shell's status for SIGINT (128 + 2), streams included.
+  process.on('SIGINT', () => process.exit(EXIT.interrupted))
   const io = processIo()
   const code = await main(process.argv.slice(2), io)
   process.exit(code)

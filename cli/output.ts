@@ -37,15 +37,46 @@ function valueAt(row: Record<string, unknown>, column: string): unknown {
     : null
 }
 
-/** A plain text table: one header row, columns padded, long cells cut with an ellipsis. */
-export function renderTable(rows: Record<string, unknown>[], columns: string[], color: boolean): string {
+const MIN_CELL = 4
+const cut = (s: string, width: number) => (s.length > width ? `${s.slice(0, width - 1)}…` : s)
+
+/**
+ * Column widths that fit `width` characters (two between columns): the widest column gives up
+ * a character at a time, down to a few each. The first column (the id, to copy into the next
+ * command) is cut last.
+ */
+export function fitWidths(natural: number[], width: number | undefined): number[] {
+  const widths = [...natural]
+  if (!width) return widths
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1)
+  while (total() > width) {
+    const rest = widths.slice(1)
+    const widest = rest.length > 0 && Math.max(...rest) > MIN_CELL ? 1 + rest.indexOf(Math.max(...rest)) : 0
+    if (widths[widest]! <= MIN_CELL) break
+    widths[widest]!--
+  }
+  return widths
+}
+
+/**
+ * A plain text table: one header row, columns padded, long cells cut with an ellipsis, the
+ * whole within `width` (the terminal's) when given.
+ */
+export function renderTable(
+  rows: Record<string, unknown>[],
+  columns: string[],
+  color: boolean,
+  width?: number,
+): string {
   if (rows.length === 0) return `${color ? kleur.dim('(no records)') : '(no records)'}\n`
-  const cut = (s: string) => (s.length > MAX_CELL ? `${s.slice(0, MAX_CELL - 1)}…` : s)
-  const cells = rows.map((row) => columns.map((c) => cut(cell(valueAt(row, c)))))
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)))
+  const cells = rows.map((row) => columns.map((c) => cut(cell(valueAt(row, c)), MAX_CELL)))
+  const widths = fitWidths(
+    columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length))),
+    width,
+  )
   const line = (values: string[]) =>
     values
-      .map((v, i) => v.padEnd(widths[i]!))
+      .map((v, i) => cut(v, widths[i]!).padEnd(widths[i]!))
       .join('  ')
       .trimEnd()
   const header = line(columns.map((c) => c.toUpperCase()))
@@ -53,17 +84,18 @@ export function renderTable(rows: Record<string, unknown>[], columns: string[], 
   return `${color ? kleur.bold(header) : header}\n${body}\n`
 }
 
-/** A single record as aligned `field  value` lines. */
-export function renderRecord(record: Record<string, unknown>, color: boolean): string {
+/** A single record as aligned `field  value` lines, values cut to fit `width` when given. */
+export function renderRecord(record: Record<string, unknown>, color: boolean, width?: number): string {
   const keys = Object.keys(record)
-  const width = Math.max(...keys.map((k) => k.length))
-  return `${keys.map((k) => `${color ? kleur.cyan(k.padEnd(width)) : k.padEnd(width)}  ${cell(record[k])}`).join('\n')}\n`
+  const keyWidth = Math.max(...keys.map((k) => k.length))
+  const room = width ? Math.max(MIN_CELL, width - keyWidth - 2) : Number.POSITIVE_INFINITY
+  return `${keys.map((k) => `${color ? kleur.cyan(k.padEnd(keyWidth)) : k.padEnd(keyWidth)}  ${cut(cell(record[k]), room)}`).join('\n')}\n`
 }
 
 /** Writes one JSON value in the chosen format (tables fall back to records). */
 export function printValue(io: Io, format: Format, value: unknown): void {
   if (format === 'table' && value && typeof value === 'object' && !Array.isArray(value)) {
-    io.stdout(renderRecord(value as Record<string, unknown>, colorsEnabled(io)))
+    io.stdout(renderRecord(value as Record<string, unknown>, colorsEnabled(io), io.columns))
   } else if (format === 'ndjson' && Array.isArray(value)) {
     for (const item of value) io.stdout(`${JSON.stringify(item)}\n`)
   } else if (format === 'ndjson') {
@@ -111,7 +143,7 @@ export class RecordStream {
       if (records.length > 0 || this.count === 0) {
         const rows = records.map(asRow)
         if (rows[0]) this.chosen ??= this.choose(rows[0])
-        const text = renderTable(rows, this.chosen ?? [], colorsEnabled(this.io))
+        const text = renderTable(rows, this.chosen ?? [], colorsEnabled(this.io), this.io.columns)
         // Later pages repeat no header.
         this.io.stdout(this.count === 0 ? text : text.slice(text.indexOf('\n') + 1))
       }

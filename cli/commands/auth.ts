@@ -4,7 +4,7 @@ import { deviceLogin } from '../auth/device.ts'
 import { loginFromTokens } from '../auth/session.ts'
 import { OAuthFailure, postForm, requestToken } from '../auth/token-endpoint.ts'
 import { webLogin } from '../auth/web.ts'
-import { credentialsPath, deleteLogin, loadLogin, saveLogin } from '../config.ts'
+import { credentialsPath, deleteLogin, loadLogin, type StoredLogin, saveLogin } from '../config.ts'
 import type { Context } from '../context.ts'
 import { AuthNeeded, UsageError } from '../errors.ts'
 import { parseBody } from '../http.ts'
@@ -22,6 +22,13 @@ export async function login(ctx: Context, options: Record<string, unknown>): Pro
   const scope = options.scope === undefined ? undefined : String(options.scope)
   if (options.web && options.clientCredentials)
     throw new UsageError('choose --web or --client-credentials, not both')
+  const current = io.env.API_TOKEN ? null : loadLogin(io.env, server)
+  if (current && !options.force) {
+    const who = `Logged in to ${server} as ${describeLogin(current)}`
+    if (!(io.stdinIsTTY && io.stderrIsTTY))
+      throw new UsageError(`${who}; to log in again: api login --force (or api logout first)`)
+    if (!(await io.confirm(`${who}. Log in again?`))) throw new UsageError('still logged in as before')
+  }
   if (options.clientCredentials) {
     const id = String(options.clientId ?? io.env.API_CLIENT_ID ?? '')
     const secret = String(options.clientSecret ?? io.env.API_CLIENT_SECRET ?? '')
@@ -74,6 +81,16 @@ export async function logout(ctx: Context): Promise<void> {
   }
   deleteLogin(io.env, server)
   io.stderr(`Logged out of ${server}.\n`)
+}
+
+/** Who a stored login is, from its token's claims: `usr_… (device login)`; never the token. */
+function describeLogin(login: StoredLogin): string {
+  const claims = claimsOf(login.accessToken)
+  const subject = typeof claims.sub === 'string' ? claims.sub : login.clientId
+  const how = { device: 'device login', web: 'browser login', client_credentials: 'client credentials' }[
+    login.kind
+  ]
+  return `${subject} (${how})`
 }
 
 function claimsOf(token: string): Record<string, unknown> {

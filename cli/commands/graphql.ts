@@ -1,5 +1,5 @@
 import type { Context } from '../context.ts'
-import { UsageError } from '../errors.ts'
+import { EXIT, UsageError } from '../errors.ts'
 import { parseBody } from '../http.ts'
 import { parseItems, readData } from '../items.ts'
 import { printValue } from '../output.ts'
@@ -71,10 +71,13 @@ async function subscribe(ctx: Context, body: string): Promise<number> {
     return 1
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-  const stop = ctx.io.interrupted.then(() => reader.cancel())
+  let interrupted = false
+  void ctx.io.interrupted.then(() => {
+    interrupted = true
+    return reader.cancel()
+  })
   let buffer = ''
-  let failed = false
-  for (;;) {
+  read: for (;;) {
     const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
     if (done) break
     buffer += value
@@ -90,16 +93,15 @@ async function subscribe(ctx: Context, body: string): Promise<number> {
         .join('\n')
       if (event === 'complete') {
         await reader.cancel()
-        return failed ? 1 : 0
+        break read
       }
-      if (data) {
-        const payload = JSON.parse(data) as { errors?: unknown[] }
-        if (payload.errors) failed = true
-        ctx.io.stdout(`${JSON.stringify(payload)}\n`)
-      }
+      if (data) ctx.io.stdout(`${JSON.stringify(JSON.parse(data))}\n`)
       end = buffer.indexOf('\n\n')
     }
   }
-  void stop
-  return failed ? 1 : 0
+  // Only Ctrl-C ends a subscription as asked; the server ending it (a restart, a dropped
+  // connection, an error) is a failure the caller must see.
+  if (interrupted) return EXIT.interrupted
+  ctx.io.stderr('api: the server ended the subscription\n')
+  return EXIT.api
 }

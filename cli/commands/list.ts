@@ -19,6 +19,8 @@ export const LIST_OPTIONS = [
   'api-version',
   'fields',
   'expand',
+  'profile',
+  'verbose',
 ] as const
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
@@ -51,7 +53,11 @@ export function listQuery(
         `unknown filter --${name} for ${target.resource.name}${hint ? ` (did you mean --${hint}?)` : ''}; see: api list ${target.resource.name} --help`,
       )
     }
-    for (const v of Array.isArray(value) ? value : [value]) params.append(flag.param, String(v))
+    // A repeated filter (`--status paid --status shipped`) is the comma list the server takes
+    // for equality; a range bound given twice has no such meaning.
+    const values = (Array.isArray(value) ? value : [value]).map(String)
+    if (values.length > 1 && flag.op !== 'eq') throw new UsageError(`--${name} is given more than once`)
+    params.set(flag.param, values.join(','))
   }
   if (options.q !== undefined) params.set('q', String(options.q))
   if (options.search !== undefined) params.set('search', String(options.search))

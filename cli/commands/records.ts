@@ -3,6 +3,7 @@ import { UsageError } from '../errors.ts'
 import { parseBody } from '../http.ts'
 import { bodyOf } from '../items.ts'
 import { printValue } from '../output.ts'
+import { readPage } from '../paging.ts'
 import { parseTarget } from '../resources.ts'
 import { listQuery, shapeParams } from './list.ts'
 
@@ -52,6 +53,8 @@ export async function write(
     withId.id || args.length === 0 || args[0]!.includes('=') ? withId : parseTarget(ctx.prefix, spec, args[0])
   const items = target === withId ? args : args.slice(1)
   if (!target.id) throw new UsageError(`api ${method === 'PATCH' ? 'update' : 'replace'} needs a record id`)
+  if (method === 'PATCH' && items.length === 0 && options.data === undefined)
+    throw new UsageError('api update needs the fields to change (key=value, key:=json) or --data')
   const body = await bodyOf(ctx.io, items, options.data as string | undefined)
   const headers: Record<string, string> = { ...JSON_BODY }
   if (options.ifMatch !== undefined) headers['If-Match'] = String(options.ifMatch)
@@ -85,12 +88,23 @@ export async function remove(
   query.set('confirm', target.resource.name)
   if (!confirm) {
     const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
-    const what =
-      query.size > 1
-        ? `every ${target.resource.singular} matching the filters`
-        : `EVERY ${target.resource.singular}`
+    const filtered = query.size > 1
+    const what = filtered
+      ? `every ${target.resource.singular} matching the filters`
+      : `EVERY ${target.resource.singular}`
     if (!interactive) throw new UsageError(`deleting ${what} needs --confirm when not on a terminal`)
-    if (!(await ctx.io.confirm(`Delete ${what} in ${target.path}?`))) throw new UsageError('nothing deleted')
+    // The question says how many go: the server counts the same matches first.
+    const count = new URLSearchParams(query)
+    count.delete('confirm')
+    count.set('limit', '1')
+    count.set('include_total', 'true')
+    const total = readPage(await ctx.api().json('GET', `${target.path}?${count}`)).total
+    const noun = total === 1 ? target.resource.singular : target.resource.name
+    const many =
+      total === null
+        ? what
+        : `${filtered ? '' : 'all '}${total.toLocaleString('en-US')} ${noun}${filtered ? ' matching the filters' : ''}`
+    if (!(await ctx.io.confirm(`Delete ${many} in ${target.path}?`))) throw new UsageError('nothing deleted')
   }
   const response = await ctx.api().send('DELETE', `${target.path}?${query}`)
   if (!response.ok) await parseBody(response)

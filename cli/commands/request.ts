@@ -18,6 +18,27 @@ function headerList(value: unknown): Record<string, string> {
 }
 
 /**
+ * A path, or a full URL of the configured server (copied from a `Location` or `next` link) as its
+ * path. A URL of another server is refused: the request would carry this server's token there.
+ */
+function pathOnServer(server: string, target: string): string {
+  if (target.startsWith('/')) return target
+  if (!/^https?:\/\//i.test(target) || !URL.canParse(target))
+    throw new UsageError('PATH starts with / (for example /api/v2/orders), or is a URL of the server')
+  const url = new URL(target)
+  const base = new URL(server)
+  if (url.origin !== base.origin)
+    throw new UsageError(
+      `${url.origin} is not the configured server (${base.origin}); the token is only sent there`,
+    )
+  // API_URL may carry a base path (`https://host/base`): requests are sent under it anyway.
+  const basePath = base.pathname.replace(/\/+$/, '')
+  const path =
+    basePath && url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : url.pathname
+  return `${path}${url.search}`
+}
+
+/**
  * `api request METHOD PATH [key=value]... [-H 'K: v']... [--input file|-] [-i]`: any request,
  * authenticated like the others. `-i` prints the status line and headers before the body.
  */
@@ -30,7 +51,7 @@ export async function request(
 ): Promise<number> {
   const verb = method.toUpperCase()
   if (!METHODS.includes(verb)) throw new UsageError(`unknown method ${method} (${METHODS.join(', ')})`)
-  if (!path.startsWith('/')) throw new UsageError('PATH starts with / (for example /api/v1/orders)')
+  path = pathOnServer(ctx.server, path)
   // -H and --header are read apart (exact text); a header given both ways lands once, by name.
   const headers = headerList([options.H, options.header].flat().filter((h) => h !== undefined))
   let body: string | undefined
@@ -52,6 +73,7 @@ export async function request(
     return response.ok ? 0 : 1
   }
   const value = await parseBody(response)
-  if (value !== null && value !== '') printValue(ctx.io, ctx.format, value)
+  // Any JSON answer, shown as JSON (indented on a terminal), not as a record table.
+  if (value !== null && value !== '') printValue(ctx.io, ctx.format === 'table' ? 'json' : ctx.format, value)
   return 0
 }

@@ -78,20 +78,20 @@ describe('api delete COLLECTION (every matching record)', () => {
     expect(await remainingStatuses()).toEqual(['paid'])
   })
 
-  it('asks on a terminal and deletes the whole collection when the answer is yes', async () => {
+  it('asks on a terminal, saying how many go, and deletes the whole collection when the answer is yes', async () => {
     const run = await runCli(['delete', 'orders'], { env, tty: true, answer: true })
-    expect(run.questions).toEqual(['Delete EVERY order in /api/v2/orders?'])
+    expect(run.questions).toEqual(['Delete all 3 orders in /api/v2/orders?'])
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toEqual({ deleted: 3 })
     expect(await remainingStatuses()).toEqual([])
   })
 
-  it('names the filters in the question and deletes nothing when the answer is no', async () => {
-    const run = await runCli(['delete', 'orders', '--amount-gte', '20'], { env, tty: true, answer: false })
-    expect(run.questions).toEqual(['Delete every order matching the filters in /api/v2/orders?'])
+  it('counts the matches in the question and deletes nothing when the answer is no', async () => {
+    const run = await runCli(['delete', 'orders', '--status', 'cancelled'], { env, tty: true, answer: false })
+    expect(run.questions).toEqual(['Delete 2 orders matching the filters in /api/v2/orders?'])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('nothing deleted')
-    expect(run.requests).toHaveLength(0)
+    expect(run.requests.map((r) => r.method)).toEqual(['GET'])
     expect(await remainingStatuses()).toHaveLength(3)
   })
 

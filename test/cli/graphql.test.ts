@@ -133,7 +133,7 @@ describe.if(graphqlAvailable)('api graphql answers', () => {
     expect(run.stderr).toContain('the server could not parse or validate the document')
   })
 
-  it('streams subscription events as NDJSON until interrupted', async () => {
+  it('streams subscription events as NDJSON until interrupted, then exits 130', async () => {
     let interrupt = () => {}
     const interrupted = new Promise<void>((resolve) => {
       interrupt = resolve
@@ -154,7 +154,7 @@ describe.if(graphqlAvailable)('api graphql answers', () => {
       },
     })
     expect(run.requests[0]!.headers.get('accept')).toBe('text/event-stream')
-    expect(run.code).toBe(0)
+    expect(run.code).toBe(130)
     const events = run.stdout
       .trimEnd()
       .split('\n')

@@ -185,7 +185,7 @@ describe('stdout and stderr', () => {
     ])
       expect(help.stdout).toMatch(new RegExp(`^ {2}${command}\\b`, 'm'))
     const version = await runCli(['--version'], { env })
-    expect(version.stdout).toStartWith(`api/${VERSION}`)
+    expect(version.stdout).toBe(`api ${VERSION}\n`)
     expect(version.stderr).toBe('')
   })
 

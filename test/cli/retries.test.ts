@@ -140,7 +140,9 @@ describe('timeouts and unreachable servers', () => {
     closed.stop(true)
     const run = await runCli(['list', 'orders'], { env: { ...env, API_URL: url } })
     expect(run.code).toBe(3)
-    expect(run.stderr).toStartWith(`api: could not reach ${url} (`)
+    // The last wait (2 s and more) is announced; the failure is the last line.
+    expect(run.stderr).toContain(`could not reach ${url} (`)
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toStartWith(`api: could not reach ${url} (`)
     expect(run.stdout).toBe('')
   })
 
