@@ -20,6 +20,7 @@ import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
 import { getRecord } from '../resources/reads.ts'
 import {
+  authorizeAction,
   authorizeWrite,
   bulkDeleteRecords,
   createRecord,
@@ -198,7 +199,7 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
         engine,
         principal,
         idempotencyKeyOf(request, url.pathname, body),
-        () => authorizeWrite(principal, resource),
+        () => authorizeAction(principal, resource, action),
         async (tx) => {
           const ctx = { ...engine, store: tx }
           const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)
