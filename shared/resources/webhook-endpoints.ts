@@ -12,7 +12,7 @@ export const webhookEndpoints = defineResource({
   singular: 'webhookEndpoint',
   prefix: 'whe',
   fields: {
-    url: text({ max: 2000, filter: 'eq' }),
+    url: text({ max: 2000, format: 'uri', filter: 'eq' }),
     description: text({ max: 500, nullable: true }),
     eventTypes: list({ default: [] }),
     enabled: boolean({ default: true, filter: 'eq' }),

@@ -19,7 +19,7 @@ let other: Tenant
 let readUsersOnly: Tenant
 
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ webhooks: { allowHttp: true } })
   acme = await server.tenant()
   other = await server.tenant()
   readUsersOnly = await server.tenant({ scope: ['read:users'] })
@@ -194,9 +194,11 @@ async function singleton(d: Driver, path: string, resource: Resource) {
 async function actions(d: Driver, path: string, resource: Resource) {
   for (const action of resource.actions) {
     const at = `${path}/${action.name}`
-    await d.send('PATCH', path, 200, { json: { [action.field]: action.from[0] } })
+    // A state change can be set up and refused; the server's own actions (rotate-secret) act each time.
+    const field = action.field
+    if (field !== undefined) await d.send('PATCH', path, 200, { json: { [field]: action.from![0] } })
     await d.send('POST', at, 412, { headers: { 'If-Match': '"stale"' } })
-    await d.send('POST', at, 422, { json: { [action.field]: action.to } })
+    await d.send('POST', at, 422, { json: { [field ?? 'x']: action.to ?? 1 } })
     await d.send('POST', at, 422, { json: [] })
     await d.send('POST', at, 400, { body: '{"a":', type: 'application/json' })
     await d.send('POST', at, 415, { body: 'x', type: 'text/plain' })
@@ -214,7 +216,8 @@ async function actions(d: Driver, path: string, resource: Resource) {
     const done = await d.send('POST', at, 200, { headers: key })
     const replayed = await d.send('POST', at, 200, { json: {}, headers: key })
     if (replayed.headers.get('idempotent-replayed') !== 'true') d.problems.push(`${at}: no replay`)
-    await d.send('POST', at, 409, { headers: { 'If-Match': done.headers.get('etag')! } })
+    if (field !== undefined)
+      await d.send('POST', at, 409, { headers: { 'If-Match': done.headers.get('etag')! } })
   }
 }
 
