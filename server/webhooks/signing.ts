@@ -1,20 +1,6 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
-/**
- * Standard Webhooks v1 signatures (https://www.standardwebhooks.com): a secret is `whsec_` and the
- * base64 of 32 random bytes; a signature is `v1,` and the base64 HMAC-SHA256, under the secret's
- * bytes, of `{webhook-id}.{webhook-timestamp}.{body}`.
- */
-export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
-
-export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
-}
-
-/** The `webhook-signature` header: one signature per live secret, separated by spaces. */
-export const signatureHeader = (secrets: readonly string[], id: string, timestamp: number, body: string) =>
-  secrets.map((secret) => sign(secret, id, timestamp, body)).join(' ')
+export { newSecret } from '../../shared/webhook-signature.ts'
 
 /**
  * Secrets are kept sealed (AES-256-GCM) under a key of the instance (`settings`, next to the

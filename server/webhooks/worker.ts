@@ -2,12 +2,13 @@ import { newId } from '../../shared/ids.ts'
 import { events } from '../../shared/resources/events.ts'
 import { deliveries, webhookEndpoints } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
+import { webhookBody, webhookHeaders } from '../../shared/webhook-signature.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { Store } from '../store/store.ts'
 import type { ClaimedDelivery, DeliveryOutcome } from '../store/types.ts'
 import { secretKey } from './hooks.ts'
 import { type AttemptResult, postOnce } from './post.ts'
-import { signatureHeader, unseal } from './signing.ts'
+import { unseal } from './signing.ts'
 import { type Resolver, resolveTarget } from './target.ts'
 
 const MINUTE = 60_000
@@ -46,10 +47,6 @@ export const WEBHOOK_DEFAULTS: WebhookOptions = {
 
 /** Events read per endpoint per transaction while an endpoint catches up with the log. */
 const FAN_OUT_BATCH = 200
-
-/** The Standard Webhooks body: `{id, type, createdAt, data}` of an event. */
-const bodyOf = (event: Record<string, unknown>) =>
-  JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data })
 
 /**
  * The delivery worker (docs/webhooks.md), one per instance: it turns each enabled endpoint's share
@@ -96,7 +93,7 @@ export function startWebhookWorker(
             endpointId: cursor.id,
             eventId: entity.id as string,
             eventType: entity.type as string,
-            payload: bodyOf(entity),
+            payload: webhookBody(entity),
           })),
           now,
         )
@@ -115,13 +112,7 @@ export function startWebhookWorker(
         unseal(key!, s),
       )
       const timestamp = Math.floor(now / 1000)
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'api-server-webhooks/1',
-        'webhook-id': delivery.eventId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(secrets, delivery.eventId, timestamp, delivery.payload),
-      }
+      const headers = webhookHeaders(secrets, delivery.eventId, timestamp, delivery.payload)
       return await postOnce(target, delivery.payload, headers, o.attemptTimeoutMs)
     } catch (error) {
       return { status: null, error: `refused: ${(error as Error).message}`.slice(0, 200) }
