@@ -12,6 +12,7 @@ import { list, listHelp } from './commands/list.ts'
 import { query } from './commands/query.ts'
 import { create, get, remove, write } from './commands/records.ts'
 import { request } from './commands/request.ts'
+import { webhooksCommand } from './commands/webhooks.ts'
 import { type Context, makeContext } from './context.ts'
 import { EXIT, exitCodeOf, UsageError } from './errors.ts'
 import { type Io, processIo } from './io.ts'
@@ -126,6 +127,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .example('api delete orders --status cancelled --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
   actionCommand(cli, run)
+  webhooksCommand(cli, run)
   cli
     .command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body')
     .option('--sql <select>', 'application/sql: SELECT … FROM <collection> WHERE …')

@@ -23,6 +23,8 @@ import { CursorCodec } from './resources/cursor.ts'
 import { mountRest } from './rest/routes.ts'
 import type { Store } from './store/store.ts'
 import { VERSIONS, versionCatalog } from './versions/versions.ts'
+import { webhookHooks } from './webhooks/hooks.ts'
+import type { Resolver } from './webhooks/target.ts'
 
 export interface AppOptions {
   store: Store
@@ -46,6 +48,10 @@ export interface AppOptions {
   corsOrigins?: readonly string[]
   /** Longest pause while a request body arrives before it is 408 (server/http/limits.ts). */
   bodyIdleTimeoutMs?: number
+  /** `--allow-http-webhooks`: webhook URLs may be http (or https) to a loopback address. */
+  allowHttpWebhooks?: boolean
+  /** What DNS answers for webhook URLs (tests answer for it). */
+  resolve?: Resolver
 }
 
 export interface App {
@@ -112,6 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
     requestId: currentRequestId,
+    hooks: webhookHooks({ allowHttp: options.allowHttpWebhooks ?? false, resolve: options.resolve }),
   }
 
   const app = new Elysia()

@@ -17,6 +17,7 @@ import { serve } from './serve.ts'
 import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
+import type { WebhookOptions } from './webhooks/worker.ts'
 
 const DEFAULT_DB = './data/api.db'
 
@@ -36,6 +37,33 @@ interface Io {
  * in a directory that does not exist is a mistake to report (opening it names it), not a new
  * empty database to start.
  */
+const TIMINGS = ['scheduleMs', 'attemptTimeoutMs', 'leaseMs', 'pollMs', 'disableAfterMs'] as const
+
+/**
+ * `API_WEBHOOK_TIMINGS`, for tests and staging (docs/operations.md): JSON overriding the webhook
+ * worker's retry schedule and timings, `{"scheduleMs": [1000, 2000], "leaseMs": 3000, ...}`.
+ */
+function webhookTimings(text: string | undefined): Partial<WebhookOptions> {
+  if (text === undefined || text === '') return {}
+  const bad = () =>
+    new UsageError(
+      `API_WEBHOOK_TIMINGS must be a JSON object of ${TIMINGS.join(', ')} in milliseconds (scheduleMs a list)`,
+    )
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw bad()
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad()
+  const ms = (value: unknown) => Number.isInteger(value) && (value as number) >= 0
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!TIMINGS.includes(key as (typeof TIMINGS)[number])) throw bad()
+    if (key === 'scheduleMs' ? !(Array.isArray(value) && value.every(ms)) : !ms(value)) throw bad()
+  }
+  return parsed as Partial<WebhookOptions>
+}
+
 function databasePath(path: string): string {
   if (path !== ':memory:' && resolve(dirname(path)) === resolve(dirname(DEFAULT_DB)))
     mkdirSync(dirname(path), { recursive: true })
@@ -143,8 +171,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
       '--durability <mode>',
       'full: every acknowledged write survives power loss; fast: one sync per checkpoint, the last commits may be lost on power loss (env API_DURABILITY, default full)',
     )
+    .option(
+      '--allow-http-webhooks',
+      'Webhook URLs may be http (or https) to loopback addresses, for development (env API_ALLOW_HTTP_WEBHOOKS=1)',
+    )
     .action(async (options) => {
       const port = Number(options.port ?? io.env.PORT ?? 8080)
+      const webhooks = {
+        ...webhookTimings(io.env.API_WEBHOOK_TIMINGS),
+        allowHttp: Boolean(options.allowHttpWebhooks) || io.env.API_ALLOW_HTTP_WEBHOOKS === '1',
+      }
       const rateLimit = Number(options.rateLimit ?? io.env.API_RATE_LIMIT ?? DEFAULT_RATE_LIMIT)
       if (!Number.isInteger(rateLimit) || rateLimit < 0)
         throw new UsageError('--rate-limit must be a whole number of requests a minute (0: no limit)')
@@ -205,6 +241,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         redis,
         logLevel,
         durability,
+        webhooks,
         out: io.err,
         // On the server's own connection: a second one to :memory: would be another database.
         prepare: options.demo ? (store) => seedAndPrint(store, false, io.err) : undefined,

@@ -10,6 +10,7 @@ import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
 import { describeLocation, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import type { Durability } from './store/types.ts'
+import { startWebhookWorker, type WebhookOptions } from './webhooks/worker.ts'
 
 export interface ServeOptions {
   host: string
@@ -43,6 +44,11 @@ export interface ServeOptions {
   logger?: Logger
   /** When and how much expired data is purged (docs/operations.md, "Housekeeping"); tests shorten it. */
   housekeeping?: Partial<HousekeepingOptions>
+  /**
+   * The webhook worker (docs/webhooks.md): `allowHttp` is `--allow-http-webhooks`; tests shorten the
+   * retry schedule, lease and timeouts, and may answer for DNS.
+   */
+  webhooks?: Partial<WebhookOptions>
   /** Runs on the migrated database before the server listens (`--demo` loads the demo data). */
   prepare?: (store: Store) => Promise<void>
   /** Printed once listening, for people (api-server sends it to standard error); tests read the port from it. */
@@ -123,9 +129,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     redis: options.redis,
     logger,
+    allowHttpWebhooks: options.webhooks?.allowHttp,
+    resolve: options.webhooks?.resolve,
   })
   fetchHandler = app.fetch
   const housekeeping = startHousekeeping(store, logger, Date.now, options.housekeeping)
+  const webhooks = startWebhookWorker(store, logger, Date.now, options.webhooks)
   const url = `${scheme}://${hostForUrl}:${server.port}`
   // Said at start, read back from the connection, so an operator sees what the database really does.
   const durability = store.durability
@@ -137,13 +146,17 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     port: server.port!,
     hasOrganization: () => store.orgs.any(),
     stop: async () => {
-      // Shutdown (docs/operations.md): housekeeping stops, not ready any more, subscriptions end
+      // Shutdown (docs/operations.md): housekeeping and the webhook worker stop, not ready any more,
+      // subscriptions end
       // (streams complete, sockets close; stop() would wait for them), no new connections, requests
       // in flight finish, then the WAL is checkpointed into the database file and the database closed.
       housekeeping.stop()
+      const webhooksStopped = webhooks.stop()
       app?.drain()
       app?.close()
       await server.stop()
+      // Webhook attempts in flight finish and are recorded before the database closes.
+      await webhooksStopped
       const deadline = Date.now() + DRAIN_TIMEOUT_MS
       while ((app?.inFlight() ?? 0) > 0 && Date.now() < deadline) await Bun.sleep(10)
       try {

@@ -12,6 +12,7 @@ export const FORMAT_MESSAGES: Record<string, string> = {
   country: 'must be an ISO 3166-1 alpha-2 country code (e.g. DE)',
   currency: 'must be an ISO 4217 currency code (e.g. EUR)',
   'date-time': 'must be an ISO 8601 date-time',
+  uri: 'must be an absolute URL',
 }
 
 const isCountry = (value: string) =>
@@ -20,4 +21,5 @@ const isCountry = (value: string) =>
 FormatRegistry.Set('email', (value) => value.length <= 254 && EMAIL.test(value))
 FormatRegistry.Set('country', isCountry)
 FormatRegistry.Set('currency', (value) => /^[A-Z]{3}$/.test(value) && CURRENCIES.has(value))
+FormatRegistry.Set('uri', (value) => URL.canParse(value) && /^[a-z][a-z0-9+.-]*:/i.test(value))
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)))

@@ -23,12 +23,15 @@ export function actionMutations(
   fields: GraphQLFieldConfigMap<unknown, GraphQLContext>,
 ): void {
   for (const action of resource.actions) {
-    const from = action.from.map(String).join(' or ')
     const name = actionField(resource, action)
+    const effect =
+      action.field === undefined
+        ? (action.effect ?? '')
+        : `${action.field} from ${(action.from ?? []).map(String).join(' or ')} to ${String(action.to)}`
     if (name in fields) throw new Error(`${resource.name} action ${action.name}: the mutation ${name} exists`)
     fields[name] = {
       type: new GraphQLNonNull(kit.object(resource)),
-      description: `${action.summary}: ${action.field} from ${from} to ${String(action.to)} (as POST /api/v2/${resource.name}/{id}/${action.name}); records the event ${resource.eventName}.${action.past}.`,
+      description: `${action.summary}: ${effect} (as POST /api/v2/${resource.name}/{id}/${action.name}); records the event ${resource.eventName}.${action.past}.`,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: guard((_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
         runAction(ctx.engine, ctx.principal(), resource, action, String(args.id)),

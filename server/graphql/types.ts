@@ -152,6 +152,9 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
     }
     fields.createdAt = { type: new GraphQLNonNull(DateTime) }
     fields.updatedAt = { type: new GraphQLNonNull(DateTime) }
+    // Shown only by the answer of a create or an action (a signing secret), null in every read.
+    for (const [name, description] of Object.entries(resource.revealed))
+      fields[name] = { type: GraphQLString, description }
     // Relations: a reference field `xId` gives `x`, the record it points at (batched per request).
     for (const [name, field] of Object.entries(resource.fields)) {
       if (!field.references) continue

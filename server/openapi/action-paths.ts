@@ -22,9 +22,11 @@ export function actionItem(resource: Resource, action: Action): JsonObject {
       tags: [resource.name],
       summary: action.summary,
       description:
-        `Sets ${action.field} to ${String(action.to)} when it is ${shown(action.from)}, and records the ` +
-        `event ${resource.eventName}.${action.past}; otherwise 409 with a detail naming the current ` +
-        `${action.field}. Takes no body, or {}.`,
+        action.field === undefined
+          ? `${action.effect} Records the event ${resource.eventName}.${action.past}. Takes no body, or {}.`
+          : `Sets ${action.field} to ${String(action.to)} when it is ${shown(action.from ?? [])}, and records the ` +
+            `event ${resource.eventName}.${action.past}; otherwise 409 with a detail naming the current ` +
+            `${action.field}. Takes no body, or {}.`,
       security: [{ oauth2: [resource.scopes.write] }],
       parameters: [
         header('If-Match', 'Only act if the record still has this ETag (else 412)'),

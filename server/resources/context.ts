@@ -1,5 +1,6 @@
 import type { Tx } from '../store/store.ts'
 import type { CursorCodec } from './cursor.ts'
+import type { HookRegistry } from './hooks.ts'
 
 /** What the engine needs from the outside world, injected so tests and tools can supply their own. */
 export interface EngineContext {
@@ -12,6 +13,8 @@ export interface EngineContext {
    * a write appends records; absent, or answering undefined, outside a request (admin commands).
    */
   requestId?: () => string | undefined
+  /** What some resources add to the generic path (webhook endpoints), by collection name. */
+  hooks?: HookRegistry
 }
 
 /** The nested path a request came through: `/orders/{parentId}/line-items`. */

@@ -1,7 +1,7 @@
 import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
 import type { Condition } from '../../shared/query/types.ts'
-import { childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { type Action, childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { checkIfMatch, entityTag } from '../http/etag.ts'
@@ -67,6 +67,12 @@ export function authorizeWrite(principal: Principal, resource: Resource): void {
   requireScope(principal, resource.scopes.write)
 }
 
+/** What an action needs: a state change writes the record; the server's own may act on a read-only one. */
+export function authorizeAction(principal: Principal, resource: Resource, action: Action): void {
+  if (action.field === undefined) requireScope(principal, resource.scopes.write)
+  else authorizeWrite(principal, resource)
+}
+
 /**
  * Fields declared `privileged` (a user's role) are an admin's to set: giving one a value other
  * than its default on create, or another value than it has, needs the collection's `delete:`
@@ -117,6 +123,8 @@ export async function createRecord(
   const values = validateBody(resource, body, 'create')
   fillCallerDefaults(resource, principal, body, values)
   checkPrivileged(principal, resource, values)
+  const hooks = ctx.hooks?.get(resource.name)
+  await hooks?.check?.(values)
   return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     if (parent) {
@@ -130,7 +138,8 @@ export async function createRecord(
       tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now }),
     )
     await appendEvent(tx, principal, resource, 'created', entity, now)
-    return entity
+    const revealed = await hooks?.created?.(tx, principal, entity, now)
+    return revealed ? { ...entity, ...revealed } : entity
   })
 }
 
@@ -153,6 +162,7 @@ export async function updateRecord(
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
   const values = validateBody(resource, body, mode)
+  await ctx.hooks?.get(resource.name)?.check?.(values)
   return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     const before = (await loadRecord(tx, principal, resource, id, parent, true)).entity
@@ -175,7 +185,9 @@ async function deleteWithChildren(
   now: string,
 ): Promise<void> {
   const id = record.entity.id as string
-  for (const child of childrenOf(resource)) {
+  // A read-only child (a webhook endpoint's deliveries) goes with its parent (ON DELETE CASCADE),
+  // without an event of its own.
+  for (const child of childrenOf(resource).filter((c) => c.writable)) {
     for (const childRecord of await ctx.store.records.children(child, id))
       await deleteWithChildren(ctx, principal, child, childRecord, now)
   }

@@ -22,6 +22,7 @@ import { listPage } from '../resources/list-page.ts'
 import { getRecord } from '../resources/reads.ts'
 import { resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
 import {
+  authorizeAction,
   authorizeWrite,
   bulkDeleteRecords,
   createRecord,
@@ -218,7 +219,7 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
         engine,
         principal,
         idempotencyKeyOf(request, url.pathname, body),
-        () => authorizeWrite(principal, resource),
+        () => authorizeAction(principal, resource, action),
         async (tx) => {
           const ctx = { ...engine, store: tx }
           const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)

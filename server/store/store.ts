@@ -3,8 +3,11 @@ import type { Resource } from '../../shared/resources/index.ts'
 import type {
   AuthorizationCode,
   ChildPagesRequest,
+  ClaimedDelivery,
+  DeliveryOutcome,
   DeviceCode,
   Durability,
+  EndpointCursor,
   Entity,
   EventFilter,
   Grant,
@@ -12,6 +15,7 @@ import type {
   KeyRow,
   LoginUser,
   NewClient,
+  NewDelivery,
   NewEvent,
   NewRecord,
   OAuthClient,
@@ -103,6 +107,43 @@ export interface EventStore {
     filter: EventFilter,
     limit: number,
   ): Promise<{ seq: number; entity: Entity }[]>
+}
+
+/**
+ * The webhook worker's state (docs/webhooks.md): endpoints' positions in the event log, their sealed
+ * signing secrets, and leases on pending deliveries, so that each attempt is made by one instance
+ * at a time and one that dies mid-attempt leaves it to another once the lease ends.
+ */
+export interface WebhookStore {
+  /** Moves the endpoint's position in the log forward to `position` (at its create: the end of the log). */
+  followFrom(endpointId: string, position: number): Promise<void>
+  addSecret(endpointId: string, sealed: string, now: string): Promise<void>
+  /** The secrets that do not expire yet expire at `until` (a rotation); expired ones are dropped. */
+  expireSecrets(endpointId: string, until: string, now: string): Promise<void>
+  /** Sealed secrets that still sign at `now`, newest first. */
+  liveSecrets(endpointId: string, now: string): Promise<string[]>
+  /** Enabled endpoints behind `last`, furthest behind first. */
+  behind(last: number, limit: number): Promise<EndpointCursor[]>
+  /** The endpoint's position, locked until the transaction ends; null when gone or disabled. */
+  lockCursor(endpointId: string): Promise<EndpointCursor | null>
+  addDeliveries(deliveries: NewDelivery[], now: string): Promise<void>
+  /** Leases due deliveries for one attempt each (FOR UPDATE SKIP LOCKED on PostgreSQL). */
+  claim(request: {
+    now: string
+    leaseUntil: string
+    owner: string
+    limit: number
+    skip: readonly string[]
+  }): Promise<ClaimedDelivery[]>
+  /** Records an attempt (counting it) if `owner` still holds its lease; false otherwise. */
+  finish(id: string, owner: string, outcome: DeliveryOutcome, now: string): Promise<boolean>
+  /** Gives a lease back without an attempt. */
+  release(id: string, owner: string): Promise<void>
+  /** A failed delivery back to pending; false when it is not failed. */
+  retry(id: string, now: string): Promise<boolean>
+  succeeded(endpointId: string): Promise<void>
+  /** Notes a failure; disables the endpoint failing since `disableBefore` (true when this call did). */
+  failed(endpointId: string, now: string, disableBefore: string): Promise<boolean>
 }
 
 export interface IdempotencyStore {
@@ -263,6 +304,7 @@ export interface Tx {
   readonly queries: StoredQueryStore
   readonly orgs: OrgStore
   readonly settings: SettingStore
+  readonly webhooks: WebhookStore
   /** Runs `fn` as one write transaction: all of it commits, or none of it when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
 }

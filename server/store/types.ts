@@ -45,10 +45,11 @@ export interface NewRecord {
 }
 
 /** An action's change of a state field: to `to`, from one of `from` (shared/resources/define.ts). */
+/** A declared action's state change; an action without a field (the server's own) has none. */
 export interface StateChange {
-  field: string
-  from: readonly unknown[]
-  to: unknown
+  field?: string
+  from?: readonly unknown[]
+  to?: unknown
 }
 
 export interface ChildPagesRequest {
@@ -273,4 +274,46 @@ export class UniqueTakenError extends Error {
   constructor(readonly field: string) {
     super(`${field} is already taken`)
   }
+}
+
+/** Where a webhook endpoint follows its organization's event log. */
+export interface EndpointCursor {
+  id: string
+  orgId: string
+  /** The event types it wants; empty for all. */
+  eventTypes: string[]
+  /** The last position of the log it has deliveries for. */
+  position: number
+}
+
+/** An event on its way to an endpoint, as the worker queues it. */
+export interface NewDelivery {
+  id: string
+  orgId: string
+  endpointId: string
+  eventId: string
+  eventType: string
+  /** The body every attempt POSTs: `{id, type, createdAt, data}`. */
+  payload: string
+}
+
+/** A delivery leased for one attempt. */
+export interface ClaimedDelivery {
+  id: string
+  orgId: string
+  endpointId: string
+  eventId: string
+  /** Attempts made before this one. */
+  attempts: number
+  payload: string
+  url: string
+}
+
+/** What an attempt came to. */
+export interface DeliveryOutcome {
+  status: 'pending' | 'succeeded' | 'failed'
+  responseStatus: number | null
+  error: string | null
+  /** When the next attempt is due (pending), null otherwise. */
+  nextAttemptAt: string | null
 }

@@ -22,19 +22,31 @@ export interface ResourceInput {
   objects?: Record<string, Record<string, string>>
   /** Actions on one record (`POST /{collection}/{id}/{action}`), by name (`cancel`). */
   actions?: Record<string, ActionInput>
+  /** The collection whose scopes guard this one (a webhook endpoint's deliveries use the endpoint's). */
+  scopesOf?: string
+  /** The table, when it is not the collection's name in snake_case. */
+  table?: string
+  /**
+   * Values a record shows only in the answer to its create or to an action, never in a read, an
+   * event or a list (a webhook endpoint's signing `secret`), by name and description.
+   */
+  revealed?: Record<string, string>
 }
 
 /**
  * An action moves a record from one state to another: it sets `field` to `to` when the field holds
- * one of `from`, and answers 409 naming the current state otherwise.
+ * one of `from`, and answers 409 naming the current state otherwise. An action without `field` is
+ * the server's own (a webhook endpoint's `rotate-secret`): `effect` says what it does.
  */
 export interface ActionInput {
   /** The field that holds the record's state (`status`, `published`). */
-  field: string
+  field?: string
   /** The states the action may start from. */
-  from: readonly (string | boolean)[]
+  from?: readonly (string | boolean)[]
   /** The state it leaves the record in. */
-  to: string | boolean
+  to?: string | boolean
+  /** What an action without `field` does, in a sentence (OpenAPI's and GraphQL's description). */
+  effect?: string
   /** The past tense, the event's change (`cancelled`, in `order.cancelled`). */
   past: string
   /** What it does, in a few words (OpenAPI's summary, GraphQL's description). */
@@ -47,13 +59,15 @@ export interface Action extends ActionInput {
 }
 
 /** A resource declaration: the single source of truth routes, SQL, GraphQL and the CLI derive from. */
-export interface Resource extends Required<Omit<ResourceInput, 'parent' | 'actions'>> {
+export interface Resource
+  extends Required<Omit<ResourceInput, 'parent' | 'actions' | 'scopesOf' | 'table' | 'revealed'>> {
   /** The keys of a record as clients see it, in order: fields, with each object at its first member's place. */
   presented: string[]
   parent?: { collection: string; field: string }
   /** Its actions, in declaration order. */
   actions: readonly Action[]
   table: string
+  revealed: Record<string, string>
   /** Scopes: `read:name`, `write:name`, and `delete:name` for bulk delete. */
   scopes: { read: string; write: string; delete: string }
   /** The record as the API returns it. */
@@ -107,6 +121,7 @@ export function defineResource(input: ResourceInput): Resource {
   const objects = input.objects ?? {}
   const presented = presentedKeys(input)
   const properties: Record<string, TSchema> = { id: Type.String({ description: `${input.prefix}_…` }) }
+  const revealed = input.revealed ?? {}
   for (const name of presented) {
     const members = objects[name]
     if (members) {
@@ -121,13 +136,18 @@ export function defineResource(input: ResourceInput): Resource {
   }
   properties.createdAt = Type.String({ format: 'date-time' })
   properties.updatedAt = Type.String({ format: 'date-time' })
+  for (const [name, description] of Object.entries(revealed))
+    properties[name] = Type.Optional(Type.String({ description }))
+  const guard = input.scopesOf ?? input.name
+  const { scopesOf: _, revealed: __, ...rest } = input
   return {
     writable: true,
-    ...input,
+    ...rest,
     objects,
     presented,
-    table: snakeCase(input.name.replace(/-/g, '_')),
-    scopes: { read: `read:${input.name}`, write: `write:${input.name}`, delete: `delete:${input.name}` },
+    revealed,
+    table: input.table ?? snakeCase(input.name.replace(/-/g, '_')),
+    scopes: { read: `read:${guard}`, write: `write:${guard}`, delete: `delete:${guard}` },
     schema: Type.Object(properties, { additionalProperties: false, title: input.singular }),
     writableFields: names.filter((n) => !fields[n]!.readOnly),
     filterable: names.filter((n) => fields[n]!.filter !== undefined),
@@ -145,12 +165,24 @@ export function defineResource(input: ResourceInput): Resource {
 const ACTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
 const CHANGES = ['created', 'updated', 'deleted']
 
-/** An action must name a state field of its resource and states that field can hold. */
+/**
+ * An action must name a state field of its resource and states that field can hold; one without a
+ * field (the server's own) says what it does instead, and may act on a read-only resource.
+ */
 function checkedAction(input: ResourceInput, action: Action): Action {
   const where = `${input.name} action ${action.name}`
-  const field = input.fields[action.field]
   if (!ACTION_NAME.test(action.name)) throw new Error(`${where}: the name must be a lower-case path segment`)
+  if (!/^[a-z_]+$/.test(action.past) || CHANGES.includes(action.past))
+    throw new Error(`${where}: the past tense ${action.past} would not give an event type of its own`)
+  if (action.field === undefined) {
+    if (action.from !== undefined || action.to !== undefined || !action.effect)
+      throw new Error(`${where}: without a field it takes no from or to, and needs an effect`)
+    return action
+  }
+  const field = input.fields[action.field]
   if (input.writable === false) throw new Error(`${where}: ${input.name} is read-only`)
+  if (action.from === undefined || action.to === undefined)
+    throw new Error(`${where}: a state change needs from and to`)
   if (!field || (field.kind !== 'enum' && field.kind !== 'boolean'))
     throw new Error(`${where}: ${action.field} must be an enum or boolean field`)
   const states: readonly unknown[] = field.kind === 'enum' ? field.values! : [true, false]
@@ -159,7 +191,5 @@ function checkedAction(input: ResourceInput, action: Action): Action {
       throw new Error(`${where}: ${String(state)} is not a state of ${action.field}`)
   if (action.from.length === 0 || action.from.includes(action.to))
     throw new Error(`${where}: it must start from at least one state other than ${String(action.to)}`)
-  if (!/^[a-z_]+$/.test(action.past) || CHANGES.includes(action.past))
-    throw new Error(`${where}: the past tense ${action.past} would not give an event type of its own`)
   return action
 }

@@ -98,5 +98,16 @@ export const reference = (collection: string, prefix: string, options: FieldOpti
 
 export const json = (options: FieldOptions = {}) => field('json', Type.Unknown(), options)
 
+/** A list of strings, stored as JSON (a webhook endpoint's `eventTypes`). */
+export const list = (options: FieldOptions & { maxItems?: number; maxLength?: number } = {}) =>
+  field(
+    'json',
+    Type.Array(Type.String({ minLength: 1, maxLength: options.maxLength ?? 100 }), {
+      maxItems: options.maxItems ?? 100,
+      uniqueItems: true,
+    }),
+    options,
+  )
+
 export const timestamp = (options: FieldOptions = {}) =>
   field('timestamp', Type.String({ format: 'date-time' }), options)

@@ -7,6 +7,7 @@ import { orders } from './orders.ts'
 import { posts } from './posts.ts'
 import { products } from './products.ts'
 import { users } from './users.ts'
+import { deliveries, webhookEndpoints } from './webhook-endpoints.ts'
 
 export type { Action, Resource } from './define.ts'
 export type { Field } from './fields.ts'
@@ -21,6 +22,8 @@ export const RESOURCES: readonly Resource[] = [
   posts,
   comments,
   events,
+  webhookEndpoints,
+  deliveries,
 ]
 
 const byName = new Map(RESOURCES.map((r) => [r.name, r]))
@@ -46,6 +49,10 @@ export function actionOf(resource: Resource, name: string): Action | undefined {
 }
 
 /** Every scope the service knows, in a stable order. */
-export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) =>
-  r.writable ? [r.scopes.read, r.scopes.write, r.scopes.delete] : [r.scopes.read],
-)
+export const ALL_SCOPES: readonly string[] = [
+  ...new Set(
+    RESOURCES.flatMap((r) =>
+      r.writable ? [r.scopes.read, r.scopes.write, r.scopes.delete] : [r.scopes.read],
+    ),
+  ),
+]

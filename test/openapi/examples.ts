@@ -17,7 +17,11 @@ function exampleValue(resource: Resource, name: string, refs: Record<string, str
       return 1200
     case 'boolean':
       return true
+    case 'json':
+      return field.default ?? {}
     default:
+      // A webhook URL the test server (--allow-http-webhooks) accepts; nothing listens there.
+      if (format === 'uri') return 'http://127.0.0.1:9/hook'
       if (format === 'email') return `person-${serial}@example.com`
       if (format === 'currency') return 'EUR'
       if (format === 'country') return 'DE'

@@ -16,6 +16,7 @@ function nearValue(field: Field): fc.Arbitrary<unknown> {
       if (schema.format === 'email') return fc.oneof(fc.emailAddress(), fc.string())
       if (schema.format === 'currency') return fc.constantFrom('EUR', 'USD', 'JPY', 'eur', 'XXXX', 'ZZZ', '')
       if (schema.format === 'country') return fc.constantFrom('DE', 'FR', 'US', 'de', 'EU', 'ZZ', 'DEU')
+      if (schema.format === 'uri') return fc.oneof(fc.webUrl(), fc.string())
       return fc.string({ unit: 'grapheme', minLength: 0, maxLength: (schema.maxLength ?? 200) + 5 })
     case 'integer':
       return fc.oneof(fc.integer({ min: -3, max: 1_000_000 }), fc.double(), fc.constant(2 ** 53))
@@ -32,6 +33,12 @@ function nearValue(field: Field): fc.Arbitrary<unknown> {
       )
     }
     default:
+      // A list of strings (a webhook endpoint's eventTypes), or anything else.
+      if ((field.schema as { type?: string }).type === 'array')
+        return fc.oneof(
+          fc.uniqueArray(fc.string({ minLength: 0, maxLength: 12 }), { maxLength: 4 }),
+          fc.jsonValue(),
+        )
       return fc.jsonValue()
   }
 }

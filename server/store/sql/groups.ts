@@ -64,6 +64,21 @@ import {
   updateFields,
 } from './records.ts'
 import { instanceSecret } from './settings.ts'
+import {
+  addDeliveries,
+  addSecret,
+  claimDeliveries,
+  endpointFailed,
+  endpointSucceeded,
+  endpointsBehind,
+  expireSecrets,
+  finishDelivery,
+  followFrom,
+  liveSecrets,
+  lockCursor,
+  releaseDelivery,
+  retryDelivery,
+} from './webhooks.ts'
 
 /** How each kind of expiring row is purged, at most `limit` rows in one statement. */
 export const PURGES: Record<ExpiringKind, (x: Executor, now: number, limit: number) => Promise<number>> = {
@@ -198,6 +213,21 @@ export function txOver(x: Executor, backend: Backend): Tx {
       insertKey: (kid, privateJwk, publicJwk, now) => insertKey(x, kid, privateJwk, publicJwk, now),
       insertFirstKey: (kid, privateJwk, publicJwk, now) => insertFirstKey(x, kid, privateJwk, publicJwk, now),
       liveKeys: (keepMs, now) => liveKeys(x, keepMs, now),
+    },
+    webhooks: {
+      followFrom: (endpointId, position) => followFrom(x, endpointId, position),
+      addSecret: (endpointId, sealed, now) => addSecret(x, endpointId, sealed, now),
+      expireSecrets: (endpointId, until, now) => expireSecrets(x, endpointId, until, now),
+      liveSecrets: (endpointId, now) => liveSecrets(x, endpointId, now),
+      behind: (last, limit) => endpointsBehind(x, last, limit),
+      lockCursor: (endpointId) => lockCursor(x, endpointId),
+      addDeliveries: (deliveries, now) => addDeliveries(x, deliveries, now),
+      claim: (request) => claimDeliveries(x, request),
+      finish: (id, owner, outcome, now) => finishDelivery(x, id, owner, outcome, now),
+      release: (id, owner) => releaseDelivery(x, id, owner),
+      retry: (id, now) => retryDelivery(x, id, now),
+      succeeded: (endpointId) => endpointSucceeded(x, endpointId),
+      failed: (endpointId, now, disableBefore) => endpointFailed(x, endpointId, now, disableBefore),
     },
     transaction: (fn) => x.transaction((inner) => fn(txOver(inner, backend))),
   }

@@ -177,6 +177,8 @@ export async function transitionRecord(
   change: StateChange,
   now: string,
 ): Promise<Entity | null> {
+  if (change.field === undefined || change.from === undefined)
+    throw new Error(`${resource.name}: transition needs a state change`)
   const field = resource.fields[change.field]!
   const column = columnOf(change.field)
   const to = toColumnIn(x.dialect, field, change.to)

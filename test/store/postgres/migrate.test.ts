@@ -132,7 +132,9 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
           .map(([name]) => `${r.table}.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`),
       ),
     ])
-    expect(booleans).toEqual(new Set(['oauth_clients.public', 'products.active', 'posts.published']))
+    expect(booleans).toEqual(
+      new Set(['oauth_clients.public', 'products.active', 'posts.published', 'webhook_endpoints.enabled']),
+    )
     // Integer fields hold any safe integer, as SQLite's 64-bit INTEGER does: bigint on PostgreSQL.
     const bigints = new Set(
       RESOURCES.flatMap((r) =>
@@ -142,7 +144,14 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       ),
     )
     expect(bigints).toEqual(
-      new Set(['products.price', 'orders.amount', 'line_items.quantity', 'line_items.unit_price']),
+      new Set([
+        'products.price',
+        'orders.amount',
+        'line_items.quantity',
+        'line_items.unit_price',
+        'webhook_deliveries.attempts',
+        'webhook_deliveries.last_response_status',
+      ]),
     )
     const searchable = new Set(RESOURCES.filter((r) => r.searchable.length > 0).map((r) => r.table))
     expect(searchable).toEqual(new Set(['users', 'addresses', 'products', 'posts', 'comments']))
@@ -177,6 +186,10 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       }
       if (searchable.has(table)) columns.search_vector = 'tsvector GENERATED ALWAYS'
       if (table === 'events') columns.seq = 'bigint NOT NULL GENERATED ALWAYS AS IDENTITY'
+      // A position in the event log is a bigint, as events.seq is.
+      if (table === 'webhook_endpoints') columns.log_position = 'bigint NOT NULL'
+      // SQLite's INTEGER PRIMARY KEY (the rowid) is an identity on PostgreSQL.
+      if (table === 'webhook_secrets') columns.id = 'bigint NOT NULL GENERATED ALWAYS AS IDENTITY'
       expected[table] = columns
     }
 
@@ -237,6 +250,8 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     for (const table of ['users', 'addresses', 'products', 'posts', 'comments'])
       expected.push(`${table}_search ON ${table} gin (search_vector)`)
     expected.push('events_org_seq ON events btree (org_id, seq)', 'UNIQUE UNIQUE ON events btree (seq)')
+    // SQLite's INTEGER PRIMARY KEY is the rowid itself, with no index of its own.
+    expected.push('UNIQUE PRIMARY KEY ON webhook_secrets btree (id)')
 
     const rows = await sql`
       SELECT t.relname::text AS table_name, i.relname::text AS index_name, x.indisunique AS is_unique,

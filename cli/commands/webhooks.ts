@@ -1,0 +1,114 @@
+import type { CAC } from 'cac'
+import { newSecret, webhookBody, webhookHeaders } from '../../shared/webhook-signature.ts'
+import type { Context } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import { parseBody } from '../http.ts'
+
+/** Longest wait for the local receiver's answer, as the server waits for a real one. */
+const FORWARD_TIMEOUT_MS = 15_000
+
+/** One event of the subscription as the server's deliveries send it, signed and POSTed to `to`. */
+async function forward(
+  ctx: Context,
+  to: string,
+  secret: string,
+  event: Record<string, unknown>,
+): Promise<void> {
+  const body = webhookBody(event)
+  const headers = webhookHeaders([secret], String(event.id), Math.floor(Date.now() / 1000), body)
+  let outcome: string
+  try {
+    const response = await fetch(to, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    })
+    await response.body?.cancel()
+    outcome = String(response.status)
+  } catch (error) {
+    outcome = `failed: ${(error as Error).message}`
+  }
+  ctx.io.stdout(`${String(event.createdAt)} ${String(event.type)} ${String(event.id)} -> ${outcome}\n`)
+}
+
+/**
+ * `api webhooks listen --forward-to URL [--events a,b] [--secret whsec_…]`: subscribes to the
+ * organization's events (GraphQL over SSE) and POSTs each to a local URL with the Standard
+ * Webhooks headers, signed with a secret it prints (or the one given), so that a receiver can be
+ * built before an endpoint is registered. Runs until interrupted.
+ */
+export async function listen(ctx: Context, options: Record<string, unknown>): Promise<number> {
+  const to = options.forwardTo === undefined ? undefined : String(options.forwardTo)
+  if (!to || !URL.canParse(to) || !/^https?:$/.test(new URL(to).protocol))
+    throw new UsageError('--forward-to needs an http(s) URL, e.g. http://127.0.0.1:3000/hook')
+  const secret = options.secret === undefined ? newSecret() : String(options.secret)
+  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) throw new UsageError('--secret must be whsec_ and base64')
+  const types = options.events === undefined ? [] : String(options.events).split(',').filter(Boolean)
+  const response = await ctx.api().send('POST', '/graphql', {
+    body: JSON.stringify({
+      query:
+        'subscription Listen($types: [String!]) { events(types: $types) { id type resource resourceId data createdAt } }',
+      variables: { types: types.length > 0 ? types : null },
+    }),
+    headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+  })
+  if (!response.ok || !response.body) {
+    await parseBody(response)
+    return 1
+  }
+  ctx.io.stderr(`Forwarding events to ${to}\nSigning secret: ${secret}\nPress Ctrl-C to stop.\n`)
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  void ctx.io.interrupted.then(() => reader.cancel())
+  let buffer = ''
+  for (;;) {
+    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+    if (done) return 0
+    buffer += value
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const message = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      if (/^event: ?complete$/m.test(message)) return 0
+      const data = message
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n')
+      if (!data) continue
+      const payload = JSON.parse(data) as {
+        data?: { events?: Record<string, unknown> }
+        errors?: { message: string }[]
+      }
+      if (payload.errors) {
+        for (const e of payload.errors) ctx.io.stderr(`error: ${e.message}\n`)
+        return 1
+      }
+      if (payload.data?.events) await forward(ctx, to, secret, payload.data.events)
+    }
+  }
+}
+
+type Runner = (
+  command: (ctx: Context, ...args: never[]) => Promise<unknown>,
+) => (...args: unknown[]) => Promise<void>
+
+/** Registers `api webhooks listen` on the command line. */
+export function webhooksCommand(cli: CAC, run: Runner): void {
+  cli
+    .command(
+      'webhooks <subcommand>',
+      'listen: forward live events to a local URL, signed as webhook deliveries are',
+    )
+    .option('--forward-to <url>', 'Where to POST each event (http://127.0.0.1:3000/hook)')
+    .option('--events <types>', 'Only these event types, comma-separated (default: all)')
+    .option('--secret <whsec>', 'Sign with this secret (default: a new one, printed)')
+    .example('api webhooks listen --forward-to http://127.0.0.1:3000/hook')
+    .action(
+      run(async (ctx, subcommand: string, options: Record<string, unknown>) => {
+        if (subcommand !== 'listen')
+          throw new UsageError(`api webhooks has one subcommand, listen (not "${subcommand}")`)
+        return await listen(ctx, options)
+      }),
+    )
+}
