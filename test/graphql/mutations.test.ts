@@ -22,7 +22,7 @@ let acme: Tenant
 let globex: Tenant
 
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ webhooks: { allowHttp: true } })
   acme = await server.tenant()
   globex = await server.tenant()
 })
@@ -63,6 +63,10 @@ const CASES: Record<string, Case> = {
       input: { authorId: (await createUser(t)).id, text: 'Yes' },
     }),
     patch: { text: 'No' },
+  },
+  'webhook-endpoints': {
+    create: async () => ({ input: { url: 'http://127.0.0.1:9/hook', eventTypes: ['order.created'] } }),
+    patch: { enabled: false },
   },
 }
 

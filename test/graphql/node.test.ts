@@ -12,7 +12,9 @@ import {
   createPost,
   createProduct,
   createUser,
+  createWebhookEndpoint,
   type Entity,
+  firstDelivery,
   listEvents,
   readJson,
 } from '../rest/fixtures.ts'
@@ -37,9 +39,10 @@ let found: Entity[]
 let foreignOrder: Entity
 
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ webhooks: { allowHttp: true, pollMs: 25 } })
   acme = await server.tenant()
   globex = await server.tenant()
+  const endpoint = await createWebhookEndpoint(acme)
   const user = await createUser(acme, { name: 'Zephyr Ann' })
   const address = await createAddress(acme, user.id, { line1: '1 Zephyr Street' })
   const product = await createProduct(acme, { name: 'Zephyr mug' })
@@ -51,6 +54,13 @@ beforeAll(async () => {
   const [event] = await listEvents(acme, 1)
   Object.assign(mine, { users: user, addresses: address, products: product, orders: order })
   Object.assign(mine, { 'line-items': item, posts: post, comments: comment, events: event })
+  const delivery = await firstDelivery(acme, endpoint.id)
+  // Disabled, the endpoint is not followed: no worker statement falls into a count below.
+  const disabled = await acme.fetch(`/api/v1/webhook-endpoints/${endpoint.id}`, {
+    method: 'PATCH',
+    json: { enabled: false },
+  })
+  Object.assign(mine, { 'webhook-endpoints': await readJson(disabled), deliveries: delivery })
   foreignOrder = await createOrder(globex, { amount: 7 })
 })
 afterAll(() => server.stop())

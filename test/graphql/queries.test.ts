@@ -8,11 +8,14 @@ import {
   createOrder,
   createPost,
   createUser,
+  createWebhookEndpoint,
   type Entity,
+  firstDelivery,
   type ListBody,
   readJson,
 } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
+import { type Receiver, startReceiver } from '../webhooks/receiver.ts'
 import { data, expectGraphQLError, graphql, type Loose } from './support.ts'
 
 let server: TestServer
@@ -20,12 +23,15 @@ let acme: Tenant
 /** One record of every collection, as REST serves it. */
 const sample: Record<string, Entity> = {}
 const orders: Entity[] = []
+let receiver: Receiver
 
 const rest = async (path: string) => readJson(await acme.fetch(path))
 
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ webhooks: { allowHttp: true, pollMs: 25 } })
   acme = await server.tenant()
+  receiver = startReceiver()
+  const endpoint = await createWebhookEndpoint(acme, { url: receiver.url, eventTypes: ['user.created'] })
   const user = await createUser(acme, { name: 'Grace Hopper', role: 'admin' })
   const amounts: [number, string][] = [
     [500, 'pending'],
@@ -47,10 +53,16 @@ beforeAll(async () => {
     posts: post,
     comments: await createComment(acme, post.id, { authorId: user.id }),
   })
+  // Delivered to a receiver that answers 204, the delivery no longer changes.
+  sample.deliveries = await firstDelivery(acme, endpoint.id, 'succeeded')
+  sample['webhook-endpoints'] = await rest(`/api/v1/webhook-endpoints/${endpoint.id}`)
   const events = await readJson<ListBody>(await acme.fetch('/api/v1/events?limit=1'))
   sample.events = events.data[0]!
 })
-afterAll(() => server.stop())
+afterAll(async () => {
+  receiver.stop()
+  await server.stop()
+})
 
 /** Every field of a resource, in the order REST serializes them; an object with its keys (`actor { type id }`). */
 const selection = (name: string) => {

@@ -106,3 +106,30 @@ export function expectAllow(response: Response, methods: string[], refused?: str
   expect(allow).toEqual(expect.arrayContaining(methods))
   if (refused) expect(allow).not.toContain(refused)
 }
+
+/**
+ * A webhook endpoint on a loopback URL nobody answers (the test server must allow http there:
+ * `startTestServer({ webhooks: { allowHttp: true } })`). The answer carries its secret, once.
+ */
+export const createWebhookEndpoint = (t: Tenant, extra: Record<string, unknown> = {}) =>
+  create(t, '/api/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', description: 'test', ...extra })
+
+/**
+ * The first delivery of an endpoint, once the worker has queued one (after an event of its
+ * organization), and has brought it to `status` when given.
+ */
+export async function firstDelivery(
+  t: Tenant,
+  endpointId: string,
+  status?: string,
+  timeoutMs = 5_000,
+): Promise<Entity> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const response = await t.fetch(`/api/v1/webhook-endpoints/${endpointId}/deliveries`)
+    const { data } = (await response.json()) as { data: Entity[] }
+    if (data[0] && (status === undefined || data[0].status === status)) return data[0]
+    if (Date.now() > deadline) throw new Error(`no delivery of ${endpointId} after ${timeoutMs} ms`)
+    await Bun.sleep(25)
+  }
+}
