@@ -10,6 +10,7 @@ import { checkJsonText } from './http/json-text.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
 import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
+import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
@@ -46,6 +47,8 @@ export interface AppOptions {
   corsOrigins?: readonly string[]
   /** Longest pause while a request body arrives before it is 408 (server/http/limits.ts). */
   bodyIdleTimeoutMs?: number
+  /** MiB of record reads' answers kept (server/http/response-cache.ts); 0 turns the cache off (`--no-cache`). */
+  cacheMb?: number
 }
 
 export interface App {
@@ -107,6 +110,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     current: currentAccess(store),
   }
   const verifier = new TokenVerifier(tokens)
+  const cacheMb = options.cacheMb ?? DEFAULT_CACHE_MB
+  const cache = cacheMb > 0 ? new ResponseCache(store.changes, cacheMb * 1024 * 1024) : undefined
   const engine: EngineContext = {
     store,
     clock,
@@ -125,7 +130,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const redis = options.redis ? new RedisConnection(options.redis, log) : undefined
   mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
   for (const version of VERSIONS) {
-    mountRest(app, version.prefix, { engine, verifier, log, version })
+    mountRest(app, version.prefix, { engine, verifier, log, version, cache })
     const openApi = JSON.stringify(openApiDocument({ version, baseUrl }))
     app.get(`${version.prefix}/openapi.json`, () =>
       json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' }),
@@ -153,6 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     verifier,
     limiter,
+    cache,
     corsOrigins: options.corsOrigins ?? [],
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
   })

@@ -46,7 +46,7 @@ export interface TestServer {
 export async function startTestServer(
   options: Pick<
     ServeOptions,
-    'corsOrigins' | 'rateLimit' | 'logLevel' | 'logger' | 'bodyIdleTimeoutMs' | 'housekeeping'
+    'corsOrigins' | 'rateLimit' | 'logLevel' | 'logger' | 'bodyIdleTimeoutMs' | 'housekeeping' | 'cacheMb'
   > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
