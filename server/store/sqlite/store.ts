@@ -39,7 +39,7 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
           othersSeen++
         }
         const at = orgs.get(orgId) ?? 0
-        return at > othersAt ? at : othersAt
+        return Math.max(at, othersAt)
       },
     },
     bump: (orgId) => {
