@@ -72,6 +72,7 @@ export async function measureEndpoint(
       server: server.name as ServerName,
       load: summarize(tally.samples),
       peakRss: server.peakRss(),
+      startRss: server.startRss,
       serverCores: tally.serverCpuS / tally.wallS,
       loadGeneratorCores: tally.loadGeneratorCpuS / tally.wallS,
       otherCores: Math.max(0, tally.machineCpuS - tally.serverCpuS - tally.loadGeneratorCpuS) / tally.wallS,

@@ -10,12 +10,14 @@ export interface ServerProcess {
   pid: number
   /** Peak resident set size so far, in bytes (VmHWM: the kernel keeps the high-water mark). */
   peakRss: () => number
+  /** Resident set size once it answered its first request, in bytes (VmRSS then). */
+  startRss: number
   /** CPU time used so far (user + system), in seconds. */
   cpuSeconds: () => number
   stop: () => Promise<void>
 }
 
-function statusField(pid: number, field: 'VmHWM'): number {
+function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)
   return match ? Number(match[1]) * 1024 : 0
@@ -120,6 +122,7 @@ export async function startServer(
       url,
       pid: child.pid,
       peakRss: () => statusField(child.pid, 'VmHWM'),
+      startRss: statusField(child.pid, 'VmRSS'),
       cpuSeconds: () => cpuSecondsOf(child.pid),
       stop,
     }

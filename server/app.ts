@@ -3,13 +3,14 @@ import { notFound } from '../shared/errors.ts'
 import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
-import { createGraphQL, type GraphQLEndpoint } from './graphql/endpoint.ts'
+import type { GraphQLEndpoint } from './graphql/endpoint.ts'
 import { isJsonType } from './http/body.ts'
 import { createEdge } from './http/edge.ts'
 import { checkJsonText } from './http/json-text.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
 import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
+import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
 import { errorResponse, json } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
@@ -52,6 +53,8 @@ export interface AppOptions {
   allowHttpWebhooks?: boolean
   /** What DNS answers for webhook URLs (tests answer for it). */
   resolve?: Resolver
+  /** MiB of record reads' answers kept (server/http/response-cache.ts); 0 turns the cache off (`--no-cache`). */
+  cacheMb?: number
 }
 
 export interface App {
@@ -113,6 +116,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     current: currentAccess(store),
   }
   const verifier = new TokenVerifier(tokens)
+  const cacheMb = options.cacheMb ?? DEFAULT_CACHE_MB
+  const cache = cacheMb > 0 ? new ResponseCache(store.changes, cacheMb * 1024 * 1024) : undefined
   const engine: EngineContext = {
     store,
     clock,
@@ -132,11 +137,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const redis = options.redis ? new RedisConnection(options.redis, log) : undefined
   mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
   for (const version of VERSIONS) {
-    mountRest(app, version.prefix, { engine, verifier, log, version })
-    const openApi = JSON.stringify(openApiDocument({ version, baseUrl }))
-    app.get(`${version.prefix}/openapi.json`, () =>
-      json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' }),
-    )
+    mountRest(app, version.prefix, { engine, verifier, log, version, cache })
+    // Worked out on first request: most servers are never asked.
+    let openApi: string | undefined
+    app.get(`${version.prefix}/openapi.json`, () => {
+      openApi ??= JSON.stringify(openApiDocument({ version, baseUrl }))
+      return json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' })
+    })
   }
   app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
   mountHealth(app, store, () => draining)
@@ -150,8 +157,22 @@ export async function createApp(options: AppOptions): Promise<App> {
       : redis
         ? new RedisQuota(redis, rateLimit, clock)
         : new RateLimiter(rateLimit, clock)
-  const graphql = createGraphQL({ engine, verifier, limiter, log, production: options.production })
-  app.all('/graphql', async ({ request }) => graphql.fetch(await jsonChecked(request)), { parse: 'none' })
+  // GraphQL (Yoga, the generated schema) loads on its first request: a server only ever asked
+  // REST does not hold it (docs/performance.md, "Memory").
+  let graphql: GraphQLEndpoint | undefined
+  let loading: Promise<GraphQLEndpoint> | undefined
+  const loadGraphQL = () => {
+    loading ??= import('./graphql/endpoint.ts').then(({ createGraphQL }) => {
+      graphql = createGraphQL({ engine, verifier, limiter, log, production: options.production })
+      return graphql
+    })
+    return loading
+  }
+  app.all(
+    '/graphql',
+    async ({ request }) => (graphql ?? (await loadGraphQL())).fetch(await jsonChecked(request)),
+    { parse: 'none' },
+  )
   app.compile()
 
   const edge = createEdge({
@@ -160,16 +181,27 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     verifier,
     limiter,
+    cache,
     corsOrigins: options.corsOrigins ?? [],
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
   })
   return {
     tokens,
     engine,
-    upgrade: graphql.upgrade,
-    websocket: graphql.websocket,
+    upgrade: (request, server) => {
+      // Only a WebSocket handshake needs GraphQL loaded to be answered.
+      if (graphql) return graphql.upgrade(request, server)
+      if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return false
+      return loadGraphQL().then((endpoint) => endpoint.upgrade(request, server))
+    },
+    // Sockets exist only once an upgrade loaded GraphQL.
+    websocket: {
+      open: (ws) => graphql?.websocket.open?.(ws),
+      message: (ws, message) => graphql?.websocket.message?.(ws, message),
+      close: (ws, code, reason) => graphql?.websocket.close?.(ws, code, reason),
+    },
     close: () => {
-      graphql.close()
+      graphql?.close()
       redis?.close()
     },
     drain: () => {

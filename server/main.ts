@@ -11,6 +11,7 @@ import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
 import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { DEFAULT_CACHE_MB } from './http/response-cache.ts'
 import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
@@ -168,6 +169,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (env API_LOG_LEVEL, default info)`)
     .option(
+      '--cache-mb <n>',
+      `MiB of record reads' answers kept in memory, dropped when their organization changes (env API_CACHE_MB, default ${DEFAULT_CACHE_MB})`,
+    )
+    .option('--no-cache', 'Answer every read from the database (the same as --cache-mb 0)')
+    .option(
       '--durability <mode>',
       'full: every acknowledged write survives power loss; fast: one sync per checkpoint, the last commits may be lost on power loss (env API_DURABILITY, default full)',
     )
@@ -191,6 +197,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         throw new UsageError((error as Error).message)
       }
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535')
+      const cacheMb =
+        options.cache === false ? 0 : Number(options.cacheMb ?? io.env.API_CACHE_MB ?? DEFAULT_CACHE_MB)
+      if (!Number.isFinite(cacheMb) || cacheMb < 0)
+        throw new UsageError('--cache-mb must be a number of MiB (0: no response cache)')
       const durability = String(options.durability ?? io.env.API_DURABILITY ?? 'full')
       if (!isDurability(durability)) throw new UsageError(`--durability must be ${DURABILITIES.join(' or ')}`)
       let corsOrigins: string[]
@@ -242,6 +252,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         logLevel,
         durability,
         webhooks,
+        cacheMb,
         out: io.err,
         // On the server's own connection: a second one to :memory: would be another database.
         prepare: options.demo ? (store) => seedAndPrint(store, false, io.err) : undefined,

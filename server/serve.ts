@@ -37,6 +37,8 @@ export interface ServeOptions {
   rateLimit?: number
   /** `--redis`: the request quota in Redis, shared by every replica (server/http/redis-quota.ts). */
   redis?: string
+  /** `--cache-mb`: MiB of record reads' answers kept; 0 (`--no-cache`) turns the response cache off. */
+  cacheMb?: number
   /** `--durability`: `full` (default) syncs every commit to disk, `fast` only at checkpoints. */
   durability?: Durability
   /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
@@ -128,6 +130,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     redis: options.redis,
+    cacheMb: options.cacheMb,
     logger,
     allowHttpWebhooks: options.webhooks?.allowHttp,
     resolve: options.webhooks?.resolve,

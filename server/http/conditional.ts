@@ -25,34 +25,57 @@ function noneMatch(header: string, tag: string): boolean {
 }
 
 /**
+ * A read's answer as the response cache keeps it (server/http/response-cache.ts): the body as sent,
+ * its strong ETag, its Last-Modified as an HTTP date, and headers of the route (`Accept-Query`).
+ */
+export interface Representation {
+  text: string
+  tag: string
+  lastModified: string
+  /** Size of `text` in bytes, for Content-Length and the cache's bound. */
+  bytes: number
+  extra?: Readonly<Record<string, string>>
+}
+
+/** Serializes a read's body once: its text, tag and dates, however often it is answered. */
+export function representation(
+  body: unknown,
+  lastModified: string,
+  extra?: Readonly<Record<string, string>>,
+): Representation {
+  const text = JSON.stringify(body)
+  return {
+    text,
+    tag: entityTag(text),
+    lastModified: httpDate(lastModified),
+    bytes: Buffer.byteLength(text),
+    extra,
+  }
+}
+
+/**
  * A 200 JSON response with a strong ETag and Last-Modified, or 304 Not Modified when the
  * request's If-None-Match (or, without it, If-Modified-Since) says the client has it already.
  */
-export function conditionalJson(
-  request: Request,
-  body: unknown,
-  lastModified: string,
-  extra: Record<string, string> = {},
-): Response {
-  const text = JSON.stringify(body)
-  const tag = entityTag(text)
+export function conditionalAnswer(request: Request, answer: Representation): Response {
   const headers: Record<string, string> = {
     'Content-Type': JSON_TYPE,
-    ETag: tag,
-    'Last-Modified': httpDate(lastModified),
+    ETag: answer.tag,
+    'Last-Modified': answer.lastModified,
     'Cache-Control': PRIVATE_CACHING['Cache-Control'],
     Vary: PRIVATE_CACHING.Vary,
   }
-  for (const name in extra) headers[name] = extra[name]!
+  const extra = answer.extra
+  if (extra !== undefined) for (const name in extra) headers[name] = extra[name]!
   const ifNoneMatch = request.headers.get('if-none-match')
   let notModified = false
-  if (ifNoneMatch !== null) notModified = noneMatch(ifNoneMatch, tag)
+  if (ifNoneMatch !== null) notModified = noneMatch(ifNoneMatch, answer.tag)
   else {
     const ifModifiedSince = request.headers.get('if-modified-since')
     if (ifModifiedSince !== null) {
       const since = Date.parse(ifModifiedSince)
-      // HTTP dates have whole seconds: compare at that precision.
-      notModified = !Number.isNaN(since) && Math.floor(Date.parse(lastModified) / 1000) * 1000 <= since
+      // HTTP dates have whole seconds, as Last-Modified does.
+      notModified = !Number.isNaN(since) && Date.parse(answer.lastModified) <= since
     }
   }
   if (notModified) {
@@ -60,6 +83,16 @@ export function conditionalJson(
     return new Response(null, { status: 304, headers })
   }
   // Stated for the access log's bytes (server/http/responses.ts, json()).
-  headers['Content-Length'] = String(Buffer.byteLength(text))
-  return new Response(text, { status: 200, headers })
+  headers['Content-Length'] = String(answer.bytes)
+  return new Response(answer.text, { status: 200, headers })
+}
+
+/** `conditionalAnswer` for a body serialized here. */
+export function conditionalJson(
+  request: Request,
+  body: unknown,
+  lastModified: string,
+  extra?: Record<string, string>,
+): Response {
+  return conditionalAnswer(request, representation(body, lastModified, extra))
 }

@@ -1,12 +1,15 @@
-import type { TokenVerifier } from '../auth/tokens.ts'
+import type { Principal, TokenVerifier } from '../auth/tokens.ts'
 import type { Logger } from '../ops/logger.ts'
 import { withRequestId } from '../ops/logger.ts'
 import { addDeprecationHeaders, versionOfPath } from '../versions/versions.ts'
 import { clientAddress, rememberClientAddress } from './client-address.ts'
+import { conditionalAnswer } from './conditional.ts'
 import { withCors } from './cors.ts'
 import { checkUrlLength, limitBody } from './limits.ts'
 import { addressKey, principalKey, type RateState, type RequestQuota, rateLimited } from './rate-limit.ts'
 import { requestIdOf } from './request-id.ts'
+import { type EdgeState, setEdgeState } from './request-state.ts'
+import type { ResponseCache } from './response-cache.ts'
 import { errorResponse, noContent } from './responses.ts'
 import { routable } from './routable.ts'
 
@@ -18,6 +21,8 @@ export interface EdgeOptions {
   verifier: TokenVerifier
   /** Undefined when rate limits are off (`--rate-limit 0`). */
   limiter?: RequestQuota
+  /** Answers of record reads (server/http/response-cache.ts); undefined under `serve --no-cache`. */
+  cache?: ResponseCache
   corsOrigins: readonly string[]
   /** Longest pause while a request body arrives before it is 408 (server/http/limits.ts). */
   bodyIdleTimeoutMs?: number
@@ -88,13 +93,44 @@ async function rateKey(verifier: TokenVerifier, request: Request): Promise<strin
 }
 
 /**
+ * The principal of a bearer token seen before, as it stands now (not revoked, scopes capped by the
+ * role); undefined when that takes a look-up or fails, which the route then does and answers.
+ */
+function knownPrincipal(verifier: TokenVerifier, request: Request): Principal | undefined {
+  const header = request.headers.get('authorization')
+  if (header === null) return undefined
+  try {
+    const principal = verifier.verifyHeader(header)
+    if (!(principal instanceof Promise)) return principal
+    // The route verifies again and answers the failure; this attempt's outcome is not needed.
+    principal.catch(() => {})
+  } catch {}
+  return undefined
+}
+
+/**
+ * A kept answer to this read, while the organization has not changed since it was read. The
+ * stamp is only asked when an entry exists (on PostgreSQL it is a read); on a miss the route
+ * reuses it, read before the data as it must be.
+ */
+async function fromCache(cache: ResponseCache, principal: Principal, url: URL, state: EdgeState) {
+  const key = cache.keyOf(principal, url)
+  if (!cache.has(key)) return undefined
+  let stamp = cache.stamp(principal.orgId)
+  if (stamp instanceof Promise) stamp = await stamp
+  const answer = cache.get(key, stamp)
+  if (answer === undefined) state.cached = { key, stamp }
+  return answer
+}
+
+/**
  * The edge every request walks through before any route (docs/operations.md): request id, rate
  * limit, URL and body size limits, then the router; and on the way out, the headers every
  * response carries (request id, nosniff, RateLimit, a deprecated version's headers, CORS) and
  * one access-log line.
  */
 export function createEdge(options: EdgeOptions): Edge {
-  const { handle, logger, clock, verifier, limiter } = options
+  const { handle, logger, clock, verifier, limiter, cache } = options
   let inFlight = 0
 
   const run = async (request: Request, url: URL, rate: { state?: RateState }): Promise<Response> => {
@@ -110,6 +146,19 @@ export function createEdge(options: EdgeOptions): Edge {
       if (limited !== request) rememberClientAddress(limited, clientAddress(request))
       if (request.method === 'OPTIONS' && OAUTH_POST.has(url.pathname))
         return noContent({ Allow: 'POST, OPTIONS' })
+      const state: EdgeState = { url }
+      if (url.pathname.startsWith('/api/')) {
+        const principal = knownPrincipal(verifier, request)
+        if (principal !== undefined) {
+          state.principal = principal
+          const cached = cache && (request.method === 'GET' || request.method === 'HEAD')
+          if (cached) {
+            const answer = await fromCache(cache, principal, url, state)
+            if (answer !== undefined) return conditionalAnswer(request, answer)
+          }
+        }
+      }
+      setEdgeState(limited, state)
       return await handle(limited)
     } catch (error) {
       return errorResponse(error, (e) => logger.error(e))

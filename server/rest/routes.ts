@@ -9,9 +9,11 @@ import type { ListQuery } from '../../shared/query/types.ts'
 import { type Action, RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
-import { conditionalJson } from '../http/conditional.ts'
+import { conditionalJson, representation } from '../http/conditional.ts'
 import { entityTag, parseTagList } from '../http/etag.ts'
 import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from '../http/method-table.ts'
+import { edgeStateOf } from '../http/request-state.ts'
+import type { ResponseCache } from '../http/response-cache.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
 import { ACCEPT_QUERY } from '../query/media.ts'
@@ -31,6 +33,7 @@ import {
 } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
+import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 
 export interface RestDeps {
@@ -39,7 +42,12 @@ export interface RestDeps {
   log: (error: unknown) => void
   /** The API version these routes answer in (server/versions/): bodies and records are translated at this edge. */
   version: ApiVersion
+  /** Keeps record reads' answers (server/http/response-cache.ts); undefined under `serve --no-cache`. */
+  cache?: ResponseCache
 }
+
+/** `Accept-Query` of a collection's reads, kept with their cached answers. */
+const QUERY_FORMATS = { 'Accept-Query': ACCEPT_QUERY }
 
 const NO_PARAMS = new Set<string>()
 const NOT_FOR_BULK_DELETE = [...PAGINATION_PARAMS, ...SHAPE_PARAMS, 'sort']
@@ -71,7 +79,7 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine, version } = deps
   const table: MethodTable = {
-    GET: async ({ request, url, params, principal }) => {
+    GET: readRoute(async ({ url, params, principal }) => {
       const { query, filters, shape } = parseListParams(resource, url.searchParams)
       const parent = parentOf(resource, params)
       const link = url
@@ -84,8 +92,8 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
         filters,
         shape,
       })
-      return conditionalJson(request, page.body, page.lastModified)
-    },
+      return representation(page.body, page.lastModified, QUERY_FORMATS)
+    }),
     QUERY: queryHandler(
       engine,
       prefix,
@@ -160,17 +168,17 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     return params.id!
   }
   const table: MethodTable = {
-    GET: async ({ request, url, params, principal }) => {
+    GET: readRoute(async ({ url, params, principal }) => {
       rejectUnknownParams(url.searchParams, SHAPE_ONLY)
       const given = shapeParamsOf(url.searchParams)
       // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
       const shape = given && resolveShape(principal, resource, version, given)
       const entity = await getRecord(engine, principal, resource, params.id!, parentOf(resource, params))
       const updatedAt = entity.updatedAt as string
-      if (!shape) return conditionalJson(request, represent(entity), updatedAt)
+      if (!shape) return representation(represent(entity), updatedAt)
       const [body] = await shapeRecords(engine, principal, resource, version, [entity], shape)
-      return conditionalJson(request, body, await shapedLastModified(engine, principal, shape, updatedAt))
-    },
+      return representation(body, await shapedLastModified(engine, principal, shape, updatedAt))
+    }),
   }
   if (!resource.writable) return table
   const update =
@@ -245,7 +253,9 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
           // The token comes first: without one no route says anything, not even 405. OPTIONS is the
           // exception, since CORS preflights carry no credentials.
           if (request.method === 'OPTIONS') return options(allow, takesQuery)
-          let principal = deps.verifier.verifyHeader(request.headers.get('authorization'))
+          // Verified at the edge when the token was known there (server/http/edge.ts).
+          const state = edgeStateOf(request)
+          let principal = state?.principal ?? deps.verifier.verifyHeader(request.headers.get('authorization'))
           if (principal instanceof Promise) principal = await principal
           const handler = pickHandler(table, request.method)
           if (handler === 'OPTIONS') return options(allow, takesQuery)
@@ -258,7 +268,9 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
           if (resource && p.id !== undefined && !isId(p.id, resource.prefix)) throw notFoundId(resource, p.id)
           if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
             throw notFoundId(parent, p.parentId)
-          let response = handler({ request, url: new URL(request.url), params: p, principal })
+          const route = { request, url: state?.url ?? new URL(request.url), params: p, principal }
+          const read = deps.cache && (handler as Partial<ReadRoute>).read
+          let response = read ? cachedRead(deps.cache!, route, read, resource, state) : handler(route)
           if (response instanceof Promise) response = await response
           // RFC 10008 §3: resources that take QUERY say which query formats in Accept-Query.
           if (takesQuery) response.headers.set('Accept-Query', ACCEPT_QUERY)

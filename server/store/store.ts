@@ -288,6 +288,13 @@ export type ExpiringKind = (typeof EXPIRING_KINDS)[number]
 export interface ChangeSource {
   own(): number
   others(): number
+  /**
+   * A value that differs, on the very next call, once any change of the organization's records
+   * committed (through this process or any other): what the response cache compares
+   * (server/http/response-cache.ts). Read it before the data it vouches for. Synchronous on SQLite
+   * (counters in memory and `PRAGMA data_version`); one indexed read on PostgreSQL.
+   */
+  stamp(orgId: string): number | Promise<number>
 }
 
 /** What a transaction sees; nested transactions join the outer one. */

@@ -31,6 +31,12 @@ export interface ResourceInput {
    * event or a list (a webhook endpoint's signing `secret`), by name and description.
    */
   revealed?: Record<string, string>
+  /**
+   * The server changes these records without an event (the webhook worker's deliveries): a read
+   * of them, or expanding them, is never answered from the response cache, whose validity rests
+   * on every change appending an event (server/http/response-cache.ts).
+   */
+  changedWithoutEvents?: boolean
 }
 
 /**
@@ -60,7 +66,11 @@ export interface Action extends ActionInput {
 
 /** A resource declaration: the single source of truth routes, SQL, GraphQL and the CLI derive from. */
 export interface Resource
-  extends Required<Omit<ResourceInput, 'parent' | 'actions' | 'scopesOf' | 'table' | 'revealed'>> {
+  extends Required<
+    Omit<ResourceInput, 'parent' | 'actions' | 'scopesOf' | 'table' | 'revealed' | 'changedWithoutEvents'>
+  > {
+  /** Reads of it may be kept by the response cache (every change appends an event). */
+  cacheable: boolean
   /** The keys of a record as clients see it, in order: fields, with each object at its first member's place. */
   presented: string[]
   parent?: { collection: string; field: string }
@@ -139,10 +149,11 @@ export function defineResource(input: ResourceInput): Resource {
   for (const [name, description] of Object.entries(revealed))
     properties[name] = Type.Optional(Type.String({ description }))
   const guard = input.scopesOf ?? input.name
-  const { scopesOf: _, revealed: __, ...rest } = input
+  const { scopesOf: _, revealed: __, changedWithoutEvents, ...rest } = input
   return {
     writable: true,
     ...rest,
+    cacheable: !changedWithoutEvents,
     objects,
     presented,
     revealed,

@@ -49,6 +49,7 @@ export const deliveries = defineResource({
   writable: false,
   scopesOf: 'webhook-endpoints',
   table: 'webhook_deliveries',
+  changedWithoutEvents: true,
   fields: {
     endpointId: reference('webhook-endpoints', 'whe', { readOnly: true, filter: 'eq' }),
     eventId: text({ readOnly: true, filter: 'eq' }),

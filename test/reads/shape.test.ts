@@ -174,9 +174,13 @@ describe('expand', () => {
         expect(Object.keys(item.product)).toEqual(['id', 'name'])
       }
     }
-    // The page, the users, the line items of every order, their products.
-    expect(many.filter((sql) => /^SELECT/.test(sql))).toHaveLength(4)
-    const few = await statementsOf(server.sql, () => get(path(1)))
+    // The page, the users, the line items of every order, their products (besides reads of the
+    // event log: the response cache's stamp and the last changes, on PostgreSQL).
+    const relations = (statements: string[]) =>
+      statements.filter((sql) => /^SELECT/.test(sql) && !/FROM events/.test(sql))
+    expect(relations(many)).toHaveLength(4)
+    // A page size not read yet: the response cache has no answer for it.
+    const few = await statementsOf(server.sql, () => get(path(2)))
     expect(few).toHaveLength(many.length)
     // The nested page's next link keeps its own fields and expansion.
     const small = await get(

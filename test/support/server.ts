@@ -46,7 +46,14 @@ export interface TestServer {
 export async function startTestServer(
   options: Pick<
     ServeOptions,
-    'corsOrigins' | 'rateLimit' | 'logLevel' | 'logger' | 'bodyIdleTimeoutMs' | 'housekeeping' | 'webhooks'
+    | 'corsOrigins'
+    | 'rateLimit'
+    | 'logLevel'
+    | 'logger'
+    | 'bodyIdleTimeoutMs'
+    | 'housekeeping'
+    | 'webhooks'
+    | 'cacheMb'
   > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))

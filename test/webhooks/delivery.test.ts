@@ -207,3 +207,36 @@ describe('webhook delivery', () => {
     }
   })
 })
+
+describe('reads of deliveries while the worker changes them (the response cache is on)', () => {
+  test('shows each change at once, listed, nested in an expanded endpoint and by id', async () => {
+    let answer = 500
+    const r = receiver(() => new Response(null, { status: answer }))
+    const endpoint = await createEndpoint({ url: r.url, eventTypes: ['order.created'] })
+    await createOrder()
+    await r.waitFor(1)
+    const expanded = async () => {
+      const response = await tenant.fetch(`/api/v2/webhook-endpoints/${endpoint.id}?expand=deliveries`)
+      expect(response.status).toBe(200)
+      return ((await response.json()) as { deliveries: { data: Record<string, unknown>[] } }).deliveries.data
+    }
+    // Read (and, were they kept, cached) while the delivery is still failing.
+    const [failing] = await until(
+      () => deliveriesOf(endpoint.id),
+      (d) => d[0]?.attempts === 1,
+    )
+    expect((await expanded())[0]!.attempts).toBe(1)
+    const byId = () => tenant.fetch(`/api/v2/webhook-endpoints/${endpoint.id}/deliveries/${failing!.id}`)
+    expect(((await (await byId()).json()) as { status: string }).status).toBe('pending')
+    answer = 204
+    await r.waitFor(2)
+    // The worker's change appends no event; none of these reads may answer the old state.
+    await until(
+      () => deliveriesOf(endpoint.id),
+      (d) => d[0]?.status === 'succeeded',
+      3_000,
+    )
+    expect((await expanded())[0]!.status).toBe('succeeded')
+    expect(((await (await byId()).json()) as { status: string }).status).toBe('succeeded')
+  })
+})

@@ -1,5 +1,4 @@
 import { SQL } from 'bun'
-import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
 import type { ChangeSource, Store } from '../store.ts'
@@ -24,7 +23,6 @@ export function openPostgresStore(url: string): Store {
   const instance = crypto.randomUUID()
   let own = 0
   let others = 0
-  const changes: ChangeSource = { own: () => own, others: () => others }
   const writes = {
     committed: () => {
       own++
@@ -32,7 +30,23 @@ export function openPostgresStore(url: string): Store {
     announce: { channel: CHANGES_CHANNEL, payload: instance },
   }
   const root = postgresExecutor(sql, writes)
-  const backend = { events: POSTGRES_EVENT_LOG, lastChanges: new StampedCache<string | null>(changes) }
+  const changes: ChangeSource = {
+    own: () => own,
+    others: () => others,
+    // Notifications arrive after the commit, whenever they do: a replica that has not heard of
+    // another's write yet must still not answer from its cache. The newest position in the
+    // organization's event log is the stamp (every change appends an event in its transaction;
+    // positions commit in order, event-log.ts): one read of the index events (org_id, seq).
+    stamp: async (orgId) => {
+      const row = await root.get<{ seq: string | number | null }>(
+        'SELECT max(seq) AS seq FROM events WHERE org_id = ?',
+        [orgId],
+      )
+      return Number(row?.seq ?? 0)
+    },
+  }
+  // No cache of last changes: it would be stale until the notification arrives (groups.ts).
+  const backend = { events: POSTGRES_EVENT_LOG }
   const tx = txOver(root, backend)
   let listening: Promise<{ unlisten(): Promise<void> }> | undefined
   const listen = () => {

@@ -109,8 +109,12 @@ export interface EventLog {
 /** What a backend brings besides its executor. */
 export interface Backend {
   events: EventLog
-  /** When each organization last changed each resource, cached until the database changes. */
-  lastChanges: StampedCache<string | null>
+  /**
+   * When each organization last changed each resource, cached until the database changes; read
+   * every time without it (PostgreSQL: another replica's commit is heard only later, and a stale
+   * Last-Modified would answer a later If-Modified-Since with 304).
+   */
+  lastChanges?: StampedCache<string | null>
 }
 
 /**
@@ -139,7 +143,9 @@ export function txOver(x: Executor, backend: Backend): Tx {
       children: (child, parentId) => childRecords(x, child, parentId),
       referencesTo: (target, id) => referencesTo(x, target, id),
       lastChange: async (orgId, name) =>
-        lastChanges.getOrRead(`${orgId} ${name}`, () => lastChange(x, orgId, name)),
+        lastChanges
+          ? lastChanges.getOrRead(`${orgId} ${name}`, () => lastChange(x, orgId, name))
+          : lastChange(x, orgId, name),
       sortValues: sortValuesOf,
     },
     events: {

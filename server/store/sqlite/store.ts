@@ -1,6 +1,6 @@
 import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
-import { PURGES, txOver } from '../sql/groups.ts'
+import { type EventLog, PURGES, txOver } from '../sql/groups.ts'
 import type { ChangeSource, Store } from '../store.ts'
 import type { Durability } from '../types.ts'
 import { backupDatabase } from './backup.ts'
@@ -11,21 +11,55 @@ import { sqliteExecutors } from './transactions.ts'
 /**
  * Changes seen by SQLite itself: `total_changes()` counts this connection's writes (nearly free),
  * `PRAGMA data_version` moves when another connection (another instance, an admin command) commits.
+ *
+ * `stamp(orgId)` is exact: this process bumps an organization's counter as it appends one of its
+ * events (every change of a record appends one in its transaction, and reads wait for an open
+ * transaction), and `data_version`, read on every call (about 2 µs), moves every organization's
+ * stamp when another connection committed. Seeing that also moves `own()`, so the caches of facts
+ * (`StampedCache`) drop theirs at once instead of at their next poll.
  */
-function changesOf(db: Database): ChangeSource {
+function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string) => void } {
   const own = db.query('SELECT total_changes() AS n')
   const others = db.query('PRAGMA data_version')
+  const dataVersion = () => (others.get() as { data_version: number }).data_version
+  let tick = 0
+  let seenVersion = -1
+  let othersAt = 0
+  let othersSeen = 0
+  const orgs = new Map<string, number>()
   return {
-    own: () => (own.get() as { n: number }).n,
-    others: () => (others.get() as { data_version: number }).data_version,
+    changes: {
+      own: () => (own.get() as { n: number }).n + othersSeen,
+      others: dataVersion,
+      stamp: (orgId) => {
+        const version = dataVersion()
+        if (version !== seenVersion) {
+          seenVersion = version
+          othersAt = ++tick
+          othersSeen++
+        }
+        const at = orgs.get(orgId) ?? 0
+        return Math.max(at, othersAt)
+      },
+    },
+    bump: (orgId) => {
+      orgs.set(orgId, ++tick)
+    },
   }
 }
 
 /** The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN IMMEDIATE`. */
 export function sqliteStore(db: Database): Store {
-  const changes = changesOf(db)
+  const { changes, bump } = changesOf(db)
   const { root } = sqliteExecutors(db)
-  const backend = { events: SQLITE_EVENT_LOG, lastChanges: new StampedCache<string | null>(changes) }
+  const events: EventLog = {
+    ...SQLITE_EVENT_LOG,
+    append: async (x, event) => {
+      await SQLITE_EVENT_LOG.append(x, event)
+      bump(event.orgId)
+    },
+  }
+  const backend = { events, lastChanges: new StampedCache<string | null>(changes) }
   // Admin work outside the statements waits for an open transaction like any statement.
   const run = async <T>(fn: () => T): Promise<T> => {
     await root.get('SELECT 1')

@@ -1,0 +1,96 @@
+import type { Principal } from '../auth/tokens.ts'
+import type { ChangeSource } from '../store/store.ts'
+import type { Representation } from './conditional.ts'
+
+/** Default bound of the bodies and keys kept (`serve --cache-mb`). */
+export const DEFAULT_CACHE_MB = 16
+/** What an entry costs beyond its key and body: the entry, its map slot, the tag and date strings. */
+const ENTRY_OVERHEAD = 256
+
+interface Entry {
+  stamp: number
+  answer: Representation
+  bytes: number
+}
+
+/**
+ * Answers of record reads (collection GETs and GET by id), kept per organization, the principal's
+ * read scopes, and the path with its query string as sent (the body's `pagination.next` repeats
+ * that query string, so two spellings of one query are two entries). Every entry carries the
+ * organization's change stamp read before its data (`ChangeSource.stamp`); it answers only while
+ * the stamp is still the same, so no answer is ever older than the last committed change, on any
+ * replica. Revocation, role and scope checks run before the cache is asked. Bounded by bytes,
+ * least recently used first out (docs/architecture.md, "Response cache").
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>()
+  private bytes = 0
+  /** The scopes part of keys, worked out once per principal (principals are cached per token). */
+  private readonly scopeKeys = new WeakMap<Principal, string>()
+
+  constructor(
+    private readonly changes: ChangeSource,
+    private readonly maxBytes: number = DEFAULT_CACHE_MB * 1024 * 1024,
+  ) {}
+
+  /** The entry's key: organization, read scopes, path and query string (the API version is in the path). */
+  keyOf(principal: Principal, url: URL): string {
+    let scopes = this.scopeKeys.get(principal)
+    if (scopes === undefined) {
+      scopes = [...principal.scopes]
+        .filter((scope) => scope.startsWith('read:'))
+        .sort()
+        .join(' ')
+      this.scopeKeys.set(principal, scopes)
+    }
+    return `${principal.orgId}\n${scopes}\n${url.pathname}${url.search}`
+  }
+
+  /** The organization's stamp now; read it before reading what it vouches for. */
+  stamp(orgId: string): number | Promise<number> {
+    return this.changes.stamp(orgId)
+  }
+
+  /** Whether an answer is kept for `key`, whatever its stamp. */
+  has(key: string): boolean {
+    return this.entries.has(key)
+  }
+
+  /** The kept answer for `key` while `stamp` is still the one it was read under. */
+  get(key: string, stamp: number): Representation | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return undefined
+    if (entry.stamp !== stamp) {
+      this.drop(key, entry)
+      return undefined
+    }
+    // Most recently used last: Map keeps insertion order.
+    this.entries.delete(key)
+    this.entries.set(key, entry)
+    return entry.answer
+  }
+
+  /** Keeps `answer`, read after `stamp`; the least recently used entries make room. */
+  keep(key: string, stamp: number, answer: Representation): void {
+    const bytes = key.length + answer.bytes + ENTRY_OVERHEAD
+    if (bytes > this.maxBytes / 8) return
+    const old = this.entries.get(key)
+    if (old !== undefined) this.drop(key, old)
+    this.entries.set(key, { stamp, answer, bytes })
+    this.bytes += bytes
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break
+      this.drop(oldest, entry)
+    }
+  }
+
+  /** Bytes held now (keys, bodies and a fixed allowance per entry). */
+  size(): number {
+    return this.bytes
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key)
+    this.bytes -= entry.bytes
+  }
+}

@@ -1,0 +1,67 @@
+import { camelCase } from '../../shared/query/fields.ts'
+import { relationsOf } from '../../shared/query/shape.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { requireScope } from '../auth/tokens.ts'
+import { conditionalAnswer, type Representation } from '../http/conditional.ts'
+import type { MethodHandler, RouteRequest } from '../http/method-table.ts'
+import type { EdgeState } from '../http/request-state.ts'
+import type { ResponseCache } from '../http/response-cache.ts'
+
+/** A read whose answer the response cache may keep: it serializes, the route answers. */
+export type ReadHandler = (req: RouteRequest) => Promise<Representation>
+
+/** A GET handler that also offers its read to the cache. */
+export type ReadRoute = MethodHandler & { read: ReadHandler }
+
+/** The GET of a read, answered directly when the cache is off. */
+export function readRoute(read: ReadHandler): ReadRoute {
+  const handler = async (req: RouteRequest) => conditionalAnswer(req.request, await read(req))
+  return Object.assign(handler, { read })
+}
+
+/**
+ * Whether the cache may keep a read of `resource` at `url`: every record it shows, expanded ones
+ * included, changes only with an event (the premise of the organization's stamp); a webhook
+ * endpoint's deliveries change under the worker without one.
+ */
+export function cacheable(resource: Resource | undefined, url: URL): boolean {
+  if (resource && !resource.cacheable) return false
+  const expand = url.searchParams.get('expand')
+  if (!resource || !expand) return true
+  for (const path of expand.split(',')) {
+    let from = resource
+    for (const segment of path.split('.')) {
+      const relation = relationsOf(from).find((r) => r.name === camelCase(segment.trim()))
+      if (!relation) break
+      if (!relation.target.cacheable) return false
+      from = relation.target
+    }
+  }
+  return true
+}
+
+/**
+ * A read through the response cache: the scope check first, then the kept answer while the
+ * organization's stamp is unchanged, else the read itself, kept under the stamp read before it.
+ */
+export async function cachedRead(
+  cache: ResponseCache,
+  route: RouteRequest,
+  read: ReadHandler,
+  resource: Resource | undefined,
+  state: EdgeState | undefined,
+): Promise<Response> {
+  const { principal, request } = route
+  if (resource) requireScope(principal, resource.scopes.read)
+  if (!cacheable(resource, route.url)) return conditionalAnswer(request, await read(route))
+  // The edge asked already when it held an entry for the key: its stamp is the one to keep under.
+  const asked = state?.cached
+  const key = asked?.key ?? cache.keyOf(principal, route.url)
+  let stamp = asked?.stamp ?? cache.stamp(principal.orgId)
+  if (stamp instanceof Promise) stamp = await stamp
+  const kept = asked ? undefined : cache.get(key, stamp)
+  if (kept !== undefined) return conditionalAnswer(request, kept)
+  const answer = await read(route)
+  cache.keep(key, stamp, answer)
+  return conditionalAnswer(request, answer)
+}
