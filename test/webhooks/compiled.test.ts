@@ -122,7 +122,9 @@ it('delivers every acknowledged event, signed, across a kill -9 of the compiled 
   const writers = Promise.all([writer(0), writer(1)])
   // Killed with writes acknowledged and a delivery in flight: the receiver has not answered it yet.
   let cut: string | undefined
+  const waitUntil = Date.now() + 20_000
   while (acknowledged.length < 6 || cut === undefined) {
+    if (Date.now() > waitUntil) throw new Error('no delivery was ever in flight with 6 writes acknowledged')
     await Bun.sleep(5)
     cut = receiver.received.find((r) => r.endedAt === null)?.headers['webhook-id']
   }
