@@ -33,11 +33,6 @@ interface Io {
   env: Record<string, string | undefined>
 }
 
-/**
- * The database path to use. Only the default directory (`./data`) is created on demand: a `--db`
- * in a directory that does not exist is a mistake to report (opening it names it), not a new
- * empty database to start.
- */
 const TIMINGS = ['scheduleMs', 'attemptTimeoutMs', 'leaseMs', 'pollMs', 'disableAfterMs'] as const
 
 /**
@@ -65,6 +60,11 @@ function webhookTimings(text: string | undefined): Partial<WebhookOptions> {
   return parsed as Partial<WebhookOptions>
 }
 
+/**
+ * The database path to use. Only the default directory (`./data`) is created on demand: a `--db`
+ * in a directory that does not exist is a mistake to report (opening it names it), not a new
+ * empty database to start.
+ */
 function databasePath(path: string): string {
   if (path !== ':memory:' && resolve(dirname(path)) === resolve(dirname(DEFAULT_DB)))
     mkdirSync(dirname(path), { recursive: true })

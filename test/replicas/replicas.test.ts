@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Webhook } from 'standardwebhooks'
 import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
+import { type Received, startReceiver } from '../webhooks/receiver.ts'
 
 const NGINX = '/usr/sbin/nginx'
 const available =
@@ -98,8 +100,16 @@ describeWithReplicas('three replicas behind a proxy', () => {
               redis.url,
               '--rate-limit',
               String(RATE_LIMIT),
+              '--allow-http-webhooks',
             ],
-            { command: server, cwd: dir },
+            {
+              command: server,
+              cwd: dir,
+              // A short lease: a delivery the killed replica held is another's within seconds.
+              env: {
+                API_WEBHOOK_TIMINGS: JSON.stringify({ leaseMs: 2_000, attemptTimeoutMs: 1_000, pollMs: 100 }),
+              },
+            },
           ),
         ),
       )),
@@ -303,6 +313,114 @@ http {
         body: new URLSearchParams({ grant_type: 'client_credentials' }),
       })
       expect(right.status).toBe(429)
+    }
+  })
+
+  it('delivers every acknowledged event to a webhook, signed, one replica at a time, when a replica is killed', async () => {
+    // Each answer takes a while, so that every replica has attempts in flight when one dies.
+    const receiver = startReceiver(async () => {
+      await Bun.sleep(300)
+      return new Response(null, { status: 204 })
+    })
+    try {
+      const created = await post('/api/v2/webhook-endpoints', {
+        url: receiver.url,
+        eventTypes: ['product.created'],
+      })
+      expect(created.status).toBe(201)
+      const endpoint = (await created.json()) as { id: string; secret: string }
+      const acknowledged = new Set<string>()
+      /** One write, retried with its key through the proxy until some replica acknowledges it. */
+      const write = async (n: number) => {
+        const product = { name: `Hooked ${n}`, sku: `HOOK-${n}`, price: { value: 100 + n, currency: 'EUR' } }
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const response = await post('/api/v2/products', product, { 'Idempotency-Key': `hook-${n}` }).catch(
+            () => null,
+          )
+          if (response?.status === 201) {
+            acknowledged.add(((await response.json()) as { id: string }).id)
+            return
+          }
+          await Bun.sleep(50)
+        }
+        throw new Error(`write ${n} was never acknowledged`)
+      }
+      const writers = Array.from({ length: 6 }, async (_, w) => {
+        for (let i = 0; i < 8; i++) await write(w * 8 + i)
+      })
+      // Killed with writes acknowledged and 9 attempts in flight: a replica makes at most 4 at once
+      // to one endpoint, so each of the three has some (the receiver has not answered them).
+      const waitUntil = Date.now() + 20_000
+      while (acknowledged.size < 12 || receiver.received.filter((r) => r.endedAt === null).length < 9) {
+        if (Date.now() > waitUntil) throw new Error('never 9 attempts in flight at once')
+        await Bun.sleep(5)
+      }
+      const killedAt = performance.now()
+      replicas[1]!.proc.kill('SIGKILL')
+      await Promise.all(writers)
+      expect(acknowledged.size).toBe(48)
+
+      const eventOf = new Map<string, string>()
+      for (let cursor: string | null = ''; cursor !== null; ) {
+        const page = (await (
+          await get(`/api/v2/events?type=product.created&limit=100${cursor ? `&cursor=${cursor}` : ''}`)
+        ).json()) as { data: { id: string; resourceId: string }[]; pagination: { nextCursor: string | null } }
+        for (const event of page.data) eventOf.set(event.resourceId, event.id)
+        cursor = page.pagination.nextCursor
+      }
+      for (const id of acknowledged) expect(eventOf.has(id)).toBe(true)
+      const wanted = new Set([...acknowledged].map((id) => eventOf.get(id)!))
+      const delivered = () => new Set(receiver.received.map((r) => r.headers['webhook-id']!))
+      const deadline = Date.now() + 30_000
+      while ([...wanted].some((id) => !delivered().has(id))) {
+        if (Date.now() > deadline) throw new Error(`${wanted.size - delivered().size} events not delivered`)
+        await Bun.sleep(50)
+      }
+
+      // The deliveries agree: each succeeded at its first recorded attempt (a cut one is not recorded).
+      type Row = { eventId: string; status: string; attempts: number }
+      let rows: Row[] = []
+      while (rows.length < delivered().size || rows.some((row) => row.status !== 'succeeded')) {
+        if (Date.now() > deadline) throw new Error(`deliveries not done: ${JSON.stringify(rows)}`)
+        await Bun.sleep(100)
+        const page = await get(`/api/v2/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)
+        rows = ((await page.json()) as { data: Row[] }).data
+      }
+      // Every request is signed with the endpoint's secret and carries the event its webhook-id names.
+      const webhook = new Webhook(endpoint.secret)
+      const requests = new Map<string, typeof receiver.received>()
+      for (const request of receiver.received) {
+        const event = webhook.verify(request.body, request.headers) as { id: string; data: { id: string } }
+        expect(event.id).toBe(request.headers['webhook-id']!)
+        expect(eventOf.get(event.data.id)).toBe(event.id)
+        requests.set(event.id, [...(requests.get(event.id) ?? []), request])
+      }
+      // One replica at a time: no two requests of one delivery overlap, and only an attempt the
+      // kill cut short was made again (by another replica, once its lease had ended).
+      let madeAgain = 0
+      for (const [, same] of requests) {
+        expect(same.length).toBeLessThanOrEqual(2)
+        if (same.length === 2) {
+          const [cut, again] = same.sort((a, b) => a.startedAt - b.startedAt) as [Received, Received]
+          expect(cut.startedAt).toBeLessThan(killedAt)
+          expect(cut.endedAt!).toBeLessThan(again.startedAt)
+          madeAgain += 1
+        }
+      }
+      // The killed replica's attempts in flight were made again.
+      expect(madeAgain).toBeGreaterThan(0)
+      expect(new Set(rows.map((d) => d.eventId))).toEqual(delivered())
+      for (const row of rows) expect([row.eventId, row.attempts]).toEqual([row.eventId, 1])
+      // More than one replica made attempts.
+      const attempting = replicas.filter((r) =>
+        r
+          .stdout()
+          .split('\n')
+          .some((line) => line.includes('"webhook delivery"') && line.includes(endpoint.id)),
+      )
+      expect(attempting.length).toBeGreaterThanOrEqual(2)
+    } finally {
+      receiver.stop()
     }
   })
 

@@ -2,6 +2,9 @@
 export interface Received {
   headers: Record<string, string>
   body: string
+  /** When the request arrived, and when its answer was ready (`performance.now()`; null until then). */
+  startedAt: number
+  endedAt: number | null
 }
 
 export interface Receiver {
@@ -24,8 +27,16 @@ export function startReceiver(
     fetch: async (request) => {
       const body = await request.text()
       const index = received.length
-      received.push({ headers: Object.fromEntries(request.headers), body })
-      return answer(request, index)
+      const entry: Received = {
+        headers: Object.fromEntries(request.headers),
+        body,
+        startedAt: performance.now(),
+        endedAt: null,
+      }
+      received.push(entry)
+      const response = await answer(request, index)
+      entry.endedAt = performance.now()
+      return response
     },
   })
   return {
