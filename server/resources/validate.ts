@@ -17,6 +17,8 @@ export function checkValue(field: Field, value: unknown): string | null {
       const max = schema.maxLength as number
       if (value.length < min) return min === 1 ? 'must not be empty' : `must be at least ${min} characters`
       if (value.length > max) return `must be at most ${max} characters`
+      // The same text on both backends: PostgreSQL's text cannot hold U+0000.
+      if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)'
       const format = schema.format as string | undefined
       if (format && !Value.Check(field.schema, value))
         return FORMAT_MESSAGES[format] ?? `must match format ${format}`

@@ -93,6 +93,8 @@ export function coerceFilterValue(
     default:
       if (typeof raw !== 'string') return { error: 'must be a string' }
       if (raw.length > 500) return { error: 'must be at most 500 characters' }
+      // No stored text holds one (writes refuse it; PostgreSQL's text cannot).
+      if (raw.includes('\u0000')) return { error: 'must not contain the NUL character (U+0000)' }
       return { value: raw }
   }
 }

@@ -283,3 +283,22 @@ describe('PATCH and PUT validation', () => {
     await expectError(response, 422, 'VALIDATION_ERROR', ['orderId'])
   })
 })
+
+describe('the NUL character (U+0000), which no stored text holds on either backend', () => {
+  it('is 422 naming the field in a body, storing nothing', async () => {
+    const before = await server.sql.count('users', acme.orgId)
+    const response = await acme.fetch('/api/v1/users', {
+      method: 'POST',
+      json: { name: 'A\u0000B', email: 'nul@example.com' },
+    })
+    const error = await expectError(response, 422, 'VALIDATION_ERROR', ['name'])
+    expect(error.error.details[0]!.message).toContain('U+0000')
+    expect(await server.sql.count('users', acme.orgId)).toBe(before)
+  })
+
+  it('is 400 naming the parameter in a filter', async () => {
+    const response = await acme.fetch('/api/v1/products?sku=%00')
+    const error = await expectError(response, 400, 'BAD_REQUEST', ['sku'])
+    expect(error.error.details[0]!.message).toContain('U+0000')
+  })
+})
