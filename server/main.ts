@@ -18,7 +18,7 @@ import { serve } from './serve.ts'
 import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
-import type { WebhookOptions } from './webhooks/worker.ts'
+import { WEBHOOK_DEFAULTS, type WebhookOptions } from './webhooks/worker.ts'
 
 const DEFAULT_DB = './data/api.db'
 
@@ -57,7 +57,15 @@ function webhookTimings(text: string | undefined): Partial<WebhookOptions> {
     if (!TIMINGS.includes(key as (typeof TIMINGS)[number])) throw bad()
     if (key === 'scheduleMs' ? !(Array.isArray(value) && value.every(ms)) : !ms(value)) throw bad()
   }
-  return parsed as Partial<WebhookOptions>
+  const timings = parsed as Partial<WebhookOptions>
+  const lease = timings.leaseMs ?? WEBHOOK_DEFAULTS.leaseMs
+  const attempt = timings.attemptTimeoutMs ?? WEBHOOK_DEFAULTS.attemptTimeoutMs
+  // An attempt that outlived its lease could be made again by another instance at the same time.
+  if (attempt >= lease)
+    throw new UsageError(
+      `API_WEBHOOK_TIMINGS: attemptTimeoutMs (${attempt}) must be shorter than leaseMs (${lease})`,
+    )
+  return timings
 }
 
 /**

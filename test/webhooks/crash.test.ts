@@ -1,4 +1,4 @@
-import { afterAll, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -29,7 +29,7 @@ async function startServer(): Promise<string> {
       env: {
         ...process.env,
         API_DB: undefined,
-        API_WEBHOOK_TIMINGS: JSON.stringify({ leaseMs: 1_500, attemptTimeoutMs: 30_000, pollMs: 100 }),
+        API_WEBHOOK_TIMINGS: JSON.stringify({ leaseMs: 1_500, attemptTimeoutMs: 1_000, pollMs: 100 }),
       },
     },
   )
@@ -110,3 +110,23 @@ test('a delivery in flight when the server is killed -9 is made by the restarted
     await Bun.sleep(100)
   }
 }, 60_000)
+
+describe('API_WEBHOOK_TIMINGS', () => {
+  test('refuses an attempt timeout as long as the lease, with exit 2 and the reason', async () => {
+    const proc = Bun.spawn([process.execPath, 'server/main.ts', 'serve', '--port', '0', '--db', db], {
+      cwd: ROOT,
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: {
+        ...process.env,
+        API_DB: undefined,
+        API_WEBHOOK_TIMINGS: JSON.stringify({ leaseMs: 1_500, attemptTimeoutMs: 1_500 }),
+      },
+    })
+    expect(await proc.exited).toBe(2)
+    expect(await new Response(proc.stderr).text()).toContain(
+      'attemptTimeoutMs (1500) must be shorter than leaseMs (1500)',
+    )
+  })
+})
