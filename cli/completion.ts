@@ -47,7 +47,7 @@ function bash(w: Words): string {
     entries.map(([key, list]) => `      ${key}) words="$words ${list.join(' ')}" ;;`).join('\n')
   return `# api completion for bash: source <(api completion bash)
 _api() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} cmd="" coll="" words="" i w skip="" parts
+  local cur=\${COMP_WORDS[COMP_CWORD]} cmd="" coll="" words="" i w skip=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=\${COMP_WORDS[i]}
     if [[ -n $skip ]]; then skip=""; continue; fi
@@ -57,9 +57,11 @@ _api() {
       *)
         if [[ -z $cmd ]]; then cmd=$w
         elif [[ -z $coll ]]; then
-          # posts/pst_…/comments: the filters are the child collection's.
-          IFS=/ read -ra parts <<< "$w"
-          coll=\${parts[2]:-\${parts[0]}}
+          # posts/pst_…/comments: the filters are the child collection's. (Parameter expansion
+          # rather than \`read -a\`, which zsh's read, under bashcompinit, does not have.)
+          coll=\${w#*/*/}
+          coll=\${coll%%/*}
+          [[ $w == */*/?* ]] || coll=\${w%%/*}
         fi ;;
     esac
   done
@@ -92,26 +94,57 @@ complete -o default -F _api api
 
 function fish(w: Words): string {
   const quote = (text: string) => `'${text.replace(/[\\']/g, '\\$&')}'`
+  const when = (condition: string) => `complete -c api -n ${quote(`__api_at ${condition}`)}`
+  // The words before the cursor read as the bash function reads them: a global option's value
+  // (\`api --profile staging list\`) is neither the command nor the collection, and a nested path
+  // (\`posts/pst_…/comments\`) names its child collection.
+  const parse = `function __api_at --description 'Whether api completes here: command, collection CMD…, option CMD…, filter COLL'
+    set -l cmd ''
+    set -l coll ''
+    set -l skip ''
+    for w in (commandline -opc)[2..-1]
+        if test -n "$skip"
+            set skip ''
+            continue
+        end
+        switch $w
+            case ${w.valued.join(' ')}
+                set skip 1
+            case '-*'
+            case '*'
+                if test -z "$cmd"
+                    set cmd $w
+                else if test -z "$coll"
+                    set -l parts (string split / -- $w)
+                    set coll $parts[1]
+                    test -n "$parts[3]"; and set coll $parts[3]
+                end
+        end
+    end
+    switch $argv[1]
+        case command
+            test -z "$cmd"
+        case collection
+            contains -- "$cmd" $argv[2..-1]; and test -z "$coll"
+        case option
+            contains -- "$cmd" $argv[2..-1]
+        case filter
+            contains -- "$cmd" ${TAKES_FILTERS.join(' ')}; and test "$coll" = "$argv[2]"
+    end
+end`
   const lines = [
     '# api completion for fish: api completion fish | source',
+    parse,
     'complete -c api -f',
-    ...w.commands.map(
-      (c) => `complete -c api -n __fish_use_subcommand -a ${c.name} -d ${quote(c.description)}`,
-    ),
-    ...w.global.map((o) => `complete -c api ${fishFlag(o)}`),
-    ...w.commands.flatMap((c) =>
-      c.options.map((o) => `complete -c api -n '__fish_seen_subcommand_from ${c.name}' ${fishFlag(o)}`),
-    ),
-    `complete -c api -n '__fish_seen_subcommand_from ${TAKES_COLLECTION.join(' ')}; and test (count (commandline -opc)) -eq 2' -a ${quote(Object.keys(w.filters).join(' '))}`,
+    ...w.commands.map((c) => `${when('command')} -a ${c.name} -d ${quote(c.description)}`),
+    ...w.global.map((o) => `complete -c api ${fishFlag(o)}${w.valued.includes(o) ? ' -x' : ''}`),
+    ...w.commands.flatMap((c) => c.options.map((o) => `${when(`option ${c.name}`)} ${fishFlag(o)}`)),
+    `${when(`collection ${TAKES_COLLECTION.join(' ')}`)} -a ${quote(Object.keys(w.filters).join(' '))}`,
     ...Object.entries(SUBWORDS).map(
-      ([key, list]) =>
-        `complete -c api -n '__fish_seen_subcommand_from ${key}; and test (count (commandline -opc)) -eq 2' -a ${quote(list.join(' '))}`,
+      ([key, list]) => `${when(`collection ${key}`)} -a ${quote(list.join(' '))}`,
     ),
     ...Object.entries(w.filters).flatMap(([name, filters]) =>
-      filters.map(
-        (f) =>
-          `complete -c api -n '__fish_seen_subcommand_from ${TAKES_FILTERS.join(' ')}; and __fish_seen_subcommand_from ${name}' ${fishFlag(f)}`,
-      ),
+      filters.map((f) => `${when(`filter ${name}`)} ${fishFlag(f)}`),
     ),
   ]
   return `${lines.join('\n')}\n`
