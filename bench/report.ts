@@ -4,8 +4,13 @@ import type { LoadResult, LoadTool } from './load.ts'
  * `baseline + headers` is the baseline answering with the product's response headers: not part
  * of the verdict, it shows how much of the gap the HTTP semantics alone account for.
  */
-export type ServerName = 'product' | 'baseline' | 'baseline + headers'
-export const SERVERS: readonly ServerName[] = ['product', 'baseline', 'baseline + headers']
+export type ServerName = 'product' | 'product, 2 replicas' | 'baseline' | 'baseline + headers'
+export const SERVERS: readonly ServerName[] = [
+  'product',
+  'product, 2 replicas',
+  'baseline',
+  'baseline + headers',
+]
 
 export interface Endpoint {
   key: 'list' | 'get'
@@ -86,6 +91,7 @@ function rows(all: Measurement[], endpoints: Endpoint[]): string[][] {
   for (const endpoint of endpoints) {
     const baseline = find(all, endpoint, 'baseline')
     for (const server of SERVERS) {
+      if (!all.some((m) => m.endpoint.key === endpoint.key && m.server === server)) continue
       const m = find(all, endpoint, server)
       out.push([
         endpoint.label,
