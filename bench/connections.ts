@@ -59,15 +59,17 @@ async function token(url: string, client: Record<string, string>): Promise<strin
 }
 
 /** Requests every replica; the statuses seen, counted. */
-async function burst(servers: ServerProcess[], bearer: string, n: number): Promise<Record<number, number>> {
-  const statuses: Record<number, number> = {}
+async function burst(servers: ServerProcess[], bearer: string, n: number): Promise<Record<string, number>> {
+  const statuses: Record<string, number> = {}
   await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const r = await fetch(`${servers[i % servers.length]!.url}/api/v2/orders?limit=5`, {
         headers: { Authorization: `Bearer ${bearer}` },
       })
-      await r.arrayBuffer()
-      statuses[r.status] = (statuses[r.status] ?? 0) + 1
+      const text = await r.text()
+      // A failure's error code counts apart, so its cause shows.
+      const key = r.status === 200 ? '200' : `${r.status} ${text.slice(0, 160)}`
+      statuses[key] = (statuses[key] ?? 0) + 1
     }),
   )
   return statuses
@@ -83,8 +85,9 @@ async function listenHears(url: string, direct: string): Promise<string> {
   const sender = new SQL(direct, { max: 1 })
   let heard = 0
   try {
-    const subscription = await listener.listen('api_changes', () => {
-      heard++
+    // Only the probe's own: the replicas announce their writes on the same channel.
+    const subscription = await listener.listen('api_changes', (payload) => {
+      if (payload === 'probe') heard++
     })
     for (let i = 0; i < 10; i++) {
       await Promise.all([
