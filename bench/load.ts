@@ -7,6 +7,8 @@ export interface LoadOptions {
   tool: LoadTool
   /** Origin of the server, `http://127.0.0.1:PORT`. */
   url: string
+  /** Origins to split the connections between, when more than one (replicas). */
+  urls?: string[]
   /** The path of the n-th request; lets GET by id rotate through a set of ids. */
   path: (n: number) => string
   headers: Record<string, string>
@@ -39,9 +41,26 @@ export interface LoadResult {
   failures: number
 }
 
-/** Runs one load generator against one endpoint. */
-export function runLoad(options: LoadOptions): Promise<LoadSample> {
-  return options.tool === 'wrk' ? runWrk(options) : runAutocannon(options)
+/** Runs one load generator against one endpoint (one per origin when `urls` names several). */
+export async function runLoad(options: LoadOptions): Promise<LoadSample> {
+  const one = (o: LoadOptions) => (o.tool === 'wrk' ? runWrk(o) : runAutocannon(o))
+  const urls = options.urls ?? [options.url]
+  if (urls.length === 1) return one(options)
+  const connections = Math.ceil(options.connections / urls.length)
+  const samples = await Promise.all(urls.map((url) => one({ ...options, url, urls: [url], connections })))
+  return {
+    requests: samples.reduce((sum, s) => sum + s.requests, 0),
+    // Weighted points of both, as one sample of weight 1 each.
+    latencies: samples.flatMap((s) => s.latencies.flatMap((ms) => Array(Math.round(s.weight)).fill(ms))),
+    weight: 1,
+    seconds: Math.max(...samples.map((s) => s.seconds)),
+    failures: samples.reduce((sum, s) => sum + s.failures, 0),
+    // autocannon runs in this process: each measured the same process over the same time.
+    cpuS:
+      options.tool === 'wrk'
+        ? samples.reduce((sum, s) => sum + s.cpuS, 0)
+        : Math.max(...samples.map((s) => s.cpuS)),
+  }
 }
 
 async function runAutocannon(options: LoadOptions): Promise<LoadSample> {

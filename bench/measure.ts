@@ -53,6 +53,7 @@ export async function measureEndpoint(
   const options = (server: ServerProcess, durationS: number): LoadOptions => ({
     tool: schedule.tool,
     url: server.url,
+    ...(server.urls ? { urls: server.urls } : {}),
     ...request,
     connections: schedule.connections,
     durationS,

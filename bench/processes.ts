@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import type { Subprocess } from 'bun'
 
 /** Bun from the project's own devDependency, never a global one. */
@@ -7,6 +7,8 @@ export const BUN = 'node_modules/.bin/bun'
 export interface ServerProcess {
   name: string
   url: string
+  /** Where load goes, split evenly: `[url]`, or every replica's of a group (`replicas`). */
+  urls?: string[]
   pid: number
   /** Peak resident set size so far, in bytes (VmHWM: the kernel keeps the high-water mark). */
   peakRss: () => number
@@ -32,6 +34,30 @@ function cpuSecondsOf(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // utime and stime are fields 14 and 15, i.e. 11 and 12 after the state (field 3).
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S
+}
+
+/**
+ * CPU time used so far by a process and its children (user + system, in seconds): the live
+ * children's own, and what the ones it has reaped used (cutime, cstime). PostgreSQL's postmaster
+ * and its backends, for example.
+ */
+export function treeCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  let total =
+    (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_S
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const child = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const rest = child.slice(child.lastIndexOf(')') + 2).split(' ')
+      // The parent's id is the field after the state.
+      if (Number(rest[1]) === pid) total += cpuSecondsOf(Number(entry))
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return total
 }
 
 /** CPU time the whole machine spent busy so far (all cores, all processes), in seconds. */
@@ -129,5 +155,24 @@ export async function startServer(
   } catch (error) {
     await stop()
     throw new Error(`${name} did not start: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Several servers as one under load (replicas behind a proxy, without the proxy): the load
+ * generator splits its connections between them; CPU and peak memory are their sums.
+ */
+export function replicas(name: string, servers: ServerProcess[]): ServerProcess {
+  return {
+    name,
+    url: servers[0]!.url,
+    urls: servers.map((s) => s.url),
+    pid: servers[0]!.pid,
+    peakRss: () => servers.reduce((sum, s) => sum + s.peakRss(), 0),
+    startRss: servers.reduce((sum, s) => sum + s.startRss, 0),
+    cpuSeconds: () => servers.reduce((sum, s) => sum + s.cpuSeconds(), 0),
+    stop: async () => {
+      for (const server of servers) await server.stop()
+    },
   }
 }

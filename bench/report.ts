@@ -5,10 +5,16 @@ import type { LoadResult, LoadTool } from './load.ts'
  * how much of the gap the HTTP semantics alone account for, and is what `product --no-cache` (every
  * read from the database) is held to. `product` runs with its response cache, as by default.
  */
-export type ServerName = 'product' | 'product --no-cache' | 'baseline' | 'baseline + headers'
+export type ServerName =
+  | 'product'
+  | 'product --no-cache'
+  | 'product, 2 replicas'
+  | 'baseline'
+  | 'baseline + headers'
 export const SERVERS: readonly ServerName[] = [
   'product',
   'product --no-cache',
+  'product, 2 replicas',
   'baseline',
   'baseline + headers',
 ]
@@ -96,6 +102,7 @@ function rows(all: Measurement[], endpoints: Endpoint[]): string[][] {
   for (const endpoint of endpoints) {
     const baseline = find(all, endpoint, 'baseline')
     for (const server of SERVERS) {
+      if (!all.some((m) => m.endpoint.key === endpoint.key && m.server === server)) continue
       const m = find(all, endpoint, server)
       out.push([
         endpoint.label,

@@ -19,7 +19,7 @@ import { writeResults } from './doc.ts'
 import type { LoadTool } from './load.ts'
 import { measureEndpoint, type Schedule } from './measure.ts'
 import { postgresBench } from './postgres.ts'
-import { BUN, type ServerProcess, startServer } from './processes.ts'
+import { BUN, replicas, type ServerProcess, startServer } from './processes.ts'
 import {
   type Endpoint,
   type Measurement,
@@ -71,14 +71,23 @@ async function checkSameAnswers(servers: ServerProcess[], token: string, id: str
     const names = [...response.headers.keys()].filter((n) => n !== 'date' && n !== 'content-length')
     return { body: (await response.json()) as { data?: { id: string }[] }, names: names.sort().join(' ') }
   }
-  const [product, cold, baseline, withHeaders] = servers
+  const product = servers[0]!
+  const [baseline, withHeaders] = servers.slice(-2)
+  // Every replica of a group too: each must answer as the product does.
+  const urls = [
+    product.url,
+    ...servers.slice(1, -2).flatMap((s) => s.urls ?? [s.url]),
+    baseline!.url,
+    withHeaders!.url,
+  ]
   for (const path of [LIST_PATH, `/api/v1/orders/${id}`]) {
-    const [a, d, b, c] = await Promise.all(servers.map((server) => get(`${server.url}${path}`)))
+    const answers = await Promise.all(urls.map((url) => get(`${url}${path}`)))
+    const [a, b, c] = [answers[0], answers.at(-2), answers.at(-1)]
+    if (answers.slice(1, -2).some((x) => JSON.stringify(x.body) !== JSON.stringify(a!.body)))
+      throw new Error(`the product's servers (--no-cache, replicas) answer ${path} differently`)
     const same = (x: typeof a) =>
       path === LIST_PATH ? JSON.stringify(x!.body.data?.map((r) => r.id)) : JSON.stringify(x!.body)
     if (path === LIST_PATH && a!.body.data?.length !== 20) throw new Error('the product lists no 20 orders')
-    if (JSON.stringify(a!.body) !== JSON.stringify(d!.body))
-      throw new Error(`${product!.name} and ${cold!.name} answer ${path} differently`)
     if (same(a) !== same(b) || same(a) !== same(c))
       throw new Error(
         `${product!.name}, ${baseline!.name} and ${withHeaders!.name} answer ${path} differently`,
@@ -133,17 +142,20 @@ async function main(argv: string[]): Promise<number> {
   const servers: ServerProcess[] = []
   try {
     const serve = ['server/main.ts', 'serve', '--host', '127.0.0.1', '--db', db]
+    // On PostgreSQL two replicas share one issuer, as behind a proxy: a token of one is good on both.
+    if (onPostgres) serve.push('--base-url', 'http://127.0.0.1:8080')
     // The limiter still counts every request (its cost is part of the product's) but never refuses one.
-    const product = await startServer('product', [BUN, ...serve], {
-      cwd: ROOT,
-      env: { API_RATE_LIMIT: NO_LIMIT },
-    })
+    const env = { API_RATE_LIMIT: NO_LIMIT }
+    const product = await startServer('product', [BUN, ...serve], { cwd: ROOT, env })
     servers.push(product)
-    // The same issuer as the product's, so that one token serves both.
-    const withoutCache = [BUN, ...serve, '--no-cache', '--base-url', product.url]
-    servers.push(
-      await startServer('product --no-cache', withoutCache, { cwd: ROOT, env: { API_RATE_LIMIT: NO_LIMIT } }),
-    )
+    // The same issuer as the product's, so that one token serves both (on PostgreSQL every server has it).
+    const withoutCache = [BUN, ...serve, '--no-cache', ...(onPostgres ? [] : ['--base-url', product.url])]
+    servers.push(await startServer('product --no-cache', withoutCache, { cwd: ROOT, env }))
+    const second = onPostgres
+      ? await startServer('product replica 2', [BUN, ...serve], { cwd: ROOT, env })
+      : undefined
+    // The same requests split between two replicas on the same database.
+    if (second) servers.push(replicas('product, 2 replicas', [product, second]))
     const baselineArgs = ['bench/baseline-server.ts', '--db', db, '--org', tenant.orgId]
     servers.push(await startServer('baseline', [BUN, ...baselineArgs], { cwd: ROOT }))
     const withHeaders = [BUN, ...baselineArgs, '--product-headers']
@@ -173,7 +185,9 @@ async function main(argv: string[]): Promise<number> {
       onPostgres ? 'postgres' : tool,
       markdownResults(measurements, ENDPOINTS, runInfo(tool)).replace(
         'by `npm run bench`',
-        onPostgres ? 'by `npm run bench -- --postgres` (PostgreSQL 15, one replica)' : 'by `npm run bench`',
+        onPostgres
+          ? 'by `npm run bench -- --postgres` (PostgreSQL 15; one replica, and two on the same database)'
+          : 'by `npm run bench`',
       ),
     )
     log('wrote docs/performance.md')

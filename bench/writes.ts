@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { postgresWrites } from './postgres-writes.ts'
 import { BUN, type ServerProcess, startServer } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -94,6 +95,11 @@ async function round(target: Target, seconds: number): Promise<void> {
   const made = await Promise.all(Array.from({ length: CONNECTIONS }, client))
   target.creates += made.reduce((a, b) => a + b, 0)
   target.seconds += (performance.now() - started) / 1000
+}
+
+if (process.argv.includes('--postgres')) {
+  await postgresWrites()
+  process.exit(0)
 }
 
 const targets = [await product('full'), await baseline('full'), await product('fast'), await baseline('fast')]
