@@ -20,7 +20,8 @@ interface OrderRow {
   org_id: string
   user_id: string
   status: string
-  amount: number
+  /** PostgreSQL's bigint arrives as a string (Bun.sql), as it does for the product. */
+  amount: number | string
   currency: string
   created_at: string
   updated_at: string
@@ -32,7 +33,7 @@ const toOrder = (row: OrderRow) => ({
   id: row.id,
   userId: row.user_id,
   status: row.status,
-  amount: row.amount,
+  amount: Number(row.amount),
   currency: row.currency,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
