@@ -10,6 +10,16 @@ import { migratePostgres } from './migrate.ts'
 /** The channel every instance announces its writes on, so that the others drop what they cached. */
 const CHANGES_CHANNEL = 'api_changes'
 
+/**
+ * The newest position in an organization's event log. Written as a range on `org_id` ordered by
+ * (org_id, seq) so that only the index events (org_id, seq) can answer it, from its end: with
+ * `org_id = ?` and statistics, PostgreSQL prefers walking the whole log backwards on the unique
+ * seq index, filtering by organization (6 ms instead of 0.1 ms for an organization whose events
+ * are old; test/store/postgres/stamp-plan.test.ts).
+ */
+export const STAMP_SQL =
+  'SELECT seq FROM events WHERE org_id >= ? AND org_id <= ? ORDER BY org_id DESC, seq DESC LIMIT 1'
+
 /** Connections per instance; a write holds one from BEGIN to COMMIT. */
 const POOL_SIZE = 10
 
@@ -38,10 +48,7 @@ export function openPostgresStore(url: string): Store {
     // organization's event log is the stamp (every change appends an event in its transaction;
     // positions commit in order, event-log.ts): one read of the index events (org_id, seq).
     stamp: async (orgId) => {
-      const row = await root.get<{ seq: string | number | null }>(
-        'SELECT max(seq) AS seq FROM events WHERE org_id = ?',
-        [orgId],
-      )
+      const row = await root.get<{ seq: string | number | null }>(STAMP_SQL, [orgId, orgId])
       return Number(row?.seq ?? 0)
     },
   }
