@@ -57,6 +57,8 @@ const INPUTS: Record<string, (ids: Record<string, string>) => Record<string, unk
   'line-items': (ids) => ({ productId: ids.products, quantity: 2, unitPrice: 2100 }),
   posts: (ids) => ({ authorId: ids.users, title: 'Hello' }),
   comments: (ids) => ({ authorId: ids.users, text: 'Nice' }),
+  // Nobody answers there: the worker records a failing delivery, which the reads below show.
+  'webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hook', eventTypes: ['order.updated'] }),
 }
 
 try {
@@ -66,7 +68,15 @@ try {
     client_secret: string
   }
   server = Bun.spawn(
-    [join(dir, 'api-server'), 'serve', '--port', String(port), '--db', join(dir, 'api.db')],
+    [
+      join(dir, 'api-server'),
+      'serve',
+      '--port',
+      String(port),
+      '--db',
+      join(dir, 'api.db'),
+      '--allow-http-webhooks',
+    ],
     {
       cwd: dir,
       stdout: 'ignore',
@@ -110,8 +120,22 @@ try {
     )
     ids[r.name] = made.made.id
   }
+  // A delivery to read: the worker queues one for the endpoint once an order changes.
+  await post(token, 'mutation($id: ID!) { updateOrder(id: $id, input: {amount: 4300}) { id } }', {
+    id: ids.orders,
+  })
+  for (let i = 0; ; i++) {
+    const got = await post(token, '{ deliveries(first: 1) { nodes { id } } }')
+    if (got.deliveries.nodes.length > 0) break
+    if (i === 100) throw new Error('the webhook worker queued no delivery in 10 s')
+    await Bun.sleep(100)
+  }
   for (const r of RESOURCES) {
-    const fields = ['id', ...Object.keys(r.fields), 'createdAt', 'updatedAt']
+    // Each field as a record shows it: an object (an event's actor) with its members.
+    const shown = r.presented.map((f) =>
+      r.objects[f] ? `${f} { ${Object.keys(r.objects[f]).join(' ')} }` : f,
+    )
+    const fields = ['id', ...shown, 'createdAt', 'updatedAt']
     const relations = Object.entries(r.fields)
       .filter(([, f]) => f.references)
       .map(([name]) => `${name.slice(0, -2)} { id }`)
