@@ -1,12 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { LoadTool } from './load.ts'
 
-const markers = (tool: LoadTool | 'postgres') => ({
+/** A marked block of docs/performance.md: a load generator's read run, or another benchmark's. */
+export type Section = LoadTool | 'postgres' | 'mix' | 'size'
+
+const markers = (tool: Section) => ({
   start: `<!-- bench:${tool}:start -->`,
   end: `<!-- bench:${tool}:end -->`,
 })
 
-function section(tool: LoadTool | 'postgres', text: string): string {
+function section(tool: Section, text: string): string {
   const { start, end } = markers(tool)
   return `${start}\n${text}\n${end}`
 }
@@ -94,7 +97,7 @@ status = ? ORDER BY created_at DESC, id DESC LIMIT 21\` and \`SELECT * FROM orde
  * Puts one load generator's results between its markers in `path`, keeping everything else; a
  * missing document is created first.
  */
-export function writeResults(path: string, tool: LoadTool | 'postgres', results: string): void {
+export function writeResults(path: string, tool: Section, results: string): void {
   const doc = existsSync(path) ? readFileSync(path, 'utf8') : TEMPLATE
   const { start, end } = markers(tool)
   const from = doc.indexOf(start)
