@@ -11,7 +11,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
 import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
 import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
-import { errorResponse, json } from './http/responses.ts'
+import { errorResponse, json, methodNotAllowed, noContent } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
 import { mountDocs } from './openapi/docs-page.ts'
@@ -126,10 +126,18 @@ export async function createApp(options: AppOptions): Promise<App> {
     hooks: webhookHooks({ allowHttp: options.allowHttpWebhooks ?? false, resolve: options.resolve }),
   }
 
+  // The service's fixed paths (/, /docs, /healthz, the documents, the OAuth endpoints) by their
+  // methods, filled once everything is mounted: another method there is 405 with Allow, as on
+  // the API's paths, not 404.
+  const fixedPaths = new Map<string, string[]>()
   const app = new Elysia()
-    .onError(({ code, error }) =>
-      code === 'NOT_FOUND' ? errorResponse(notFound('No such path.')) : errorResponse(error, log),
-    )
+    .onError(({ code, error, request, path }) => {
+      if (code !== 'NOT_FOUND') return errorResponse(error, log)
+      const methods = fixedPaths.get(path)
+      if (!methods) return errorResponse(notFound('No such path.'))
+      if (request.method === 'OPTIONS') return noContent({ Allow: methods.join(', ') })
+      return errorResponse(methodNotAllowed(methods))
+    })
     .get('/.well-known/jwks.json', async () =>
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
@@ -173,6 +181,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     async ({ request }) => (graphql ?? (await loadGraphQL())).fetch(await jsonChecked(request)),
     { parse: 'none' },
   )
+  for (const route of app.routes) {
+    if (/[:*]/.test(route.path) || route.method === 'ALL') continue
+    const methods = fixedPaths.get(route.path) ?? []
+    if (!methods.includes(route.method)) methods.push(route.method)
+    fixedPaths.set(route.path, methods)
+  }
+  for (const methods of fixedPaths.values()) {
+    if (methods.includes('GET') && !methods.includes('HEAD'))
+      methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD')
+    if (!methods.includes('OPTIONS')) methods.push('OPTIONS')
+  }
   app.compile()
 
   const edge = createEdge({
