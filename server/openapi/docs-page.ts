@@ -1,7 +1,4 @@
 import type { AnyElysia } from 'elysia'
-import css from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' }
-import bundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' }
-import preset from 'swagger-ui-dist/swagger-ui-standalone-preset.js' with { type: 'text' }
 import { notFound } from '../../shared/errors.ts'
 import { VERSIONS } from '../versions/versions.ts'
 
@@ -9,7 +6,9 @@ import { VERSIONS } from '../versions/versions.ts'
  * `/docs`: Swagger UI rendering the generated OpenAPI documents, a switch between the versions
  * (current first). Every asset is embedded in the binary and served from /docs/assets, so the
  * page loads nothing from elsewhere, and its CSP allows scripts and styles from this origin only
- * (no inline script: the start-up code is a file of its own).
+ * (no inline script: the start-up code is a file of its own). Swagger UI's files load on the
+ * first request for one of them: held from start-up they cost the process about 30 MiB of memory
+ * (docs/performance.md, "Memory").
  */
 const INIT = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
@@ -59,11 +58,18 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-const ASSETS: Record<string, { body: string; type: string }> = {
-  'swagger-ui-bundle.js': { body: bundle, type: 'text/javascript; charset=utf-8' },
-  'swagger-ui-standalone-preset.js': { body: preset, type: 'text/javascript; charset=utf-8' },
-  'swagger-ui.css': { body: css, type: 'text/css; charset=utf-8' },
-  'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
+interface Asset {
+  body: string
+  type: string
+}
+
+let assets: Promise<Record<string, Asset>> | undefined
+const loadAssets = () => {
+  assets ??= import('./docs-assets.ts').then(({ SWAGGER_UI }) => ({
+    ...SWAGGER_UI,
+    'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
+  }))
+  return assets
 }
 
 export function mountDocs(app: AnyElysia): void {
@@ -80,8 +86,9 @@ export function mountDocs(app: AnyElysia): void {
         },
       }),
   )
-  app.get('/docs/assets/:name', ({ params }) => {
-    const asset = Object.hasOwn(ASSETS, params.name) ? ASSETS[params.name] : undefined
+  app.get('/docs/assets/:name', async ({ params }) => {
+    const all = await loadAssets()
+    const asset = Object.hasOwn(all, params.name) ? all[params.name] : undefined
     if (!asset) throw notFound('No such asset.')
     return new Response(asset.body, {
       headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' },
