@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path'
 import { SQL } from 'bun'
-import { startOwnPostgres } from './own-postgres.ts'
+import { startTestPostgres } from '../test/support/postgres.ts'
 import { startPgbouncer } from './pgbouncer.ts'
 import { BUN, type ServerProcess, startServer } from './processes.ts'
 
@@ -115,7 +115,7 @@ async function withReplicas<T>(db: string, fn: (servers: ServerProcess[]) => Pro
   }
 }
 
-const pg = await startOwnPostgres()
+const pg = await startTestPostgres({ production: true })
 try {
   const root = new SQL(pg.url, { max: 1 })
   await root`CREATE DATABASE bench_connections`

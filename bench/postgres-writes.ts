@@ -12,7 +12,7 @@
  * Prints markdown for docs/performance.md ("PostgreSQL: writes, replicas and connections").
  */
 import { join } from 'node:path'
-import { type OwnPostgres, startOwnPostgres } from './own-postgres.ts'
+import { startTestPostgres, type TestPostgres } from '../test/support/postgres.ts'
 import { BUN, machineBusySeconds, type ServerProcess, startServer, treeCpuSeconds } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -89,7 +89,7 @@ interface Phase {
   targets: Target[]
 }
 
-async function phase(pg: OwnPostgres, synchronousCommit: 'on' | 'off'): Promise<Phase> {
+async function phase(pg: TestPostgres, synchronousCommit: 'on' | 'off'): Promise<Phase> {
   const admin0 = new Bun.SQL(pg.url, { max: 1 })
   const name = `bench_writes_${synchronousCommit}`
   await admin0.unsafe(`CREATE DATABASE ${name}`)
@@ -180,7 +180,7 @@ function table(p: Phase): string {
 }
 
 export async function postgresWrites(): Promise<void> {
-  const pg = await startOwnPostgres()
+  const pg = await startTestPostgres({ production: true })
   try {
     const phases = [await phase(pg, 'on'), await phase(pg, 'off')]
     console.log(

@@ -179,6 +179,33 @@ export async function spawnCli(
   return { code, stdout, stderr }
 }
 
+/** jq, for the pipelines users write (`api ... | jq length`); .ci/run installs it. */
+export const JQ = '/usr/bin/jq'
+/** Whether jq is here; in CI (`CI` set) a missing one fails the tests that need it rather than skipping them. */
+export const jqAvailable = existsSync(JQ) || process.env.CI !== undefined
+
+/** Runs `bun cli/main.ts ...argv | jq FILTER` in bash with pipefail, as a user's script does. */
+export async function spawnCliIntoJq(
+  argv: string[],
+  filter: string,
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const script = `${[BUN, CLI, ...argv].map(shellQuote).join(' ')} | ${JQ} ${shellQuote(filter)}`
+  const child = Bun.spawn(['bash', '-o', 'pipefail', '-c', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME ?? tmpdir(), ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
+  expectNoSecrets(stdout + stderr, env)
+  return { code, stdout, stderr }
+}
+
 /** util-linux `script`, which runs a command on a pseudo-terminal. */
 export const SCRIPT = '/usr/bin/script'
 export const terminalAvailable = existsSync(SCRIPT)

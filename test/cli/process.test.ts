@@ -1,9 +1,8 @@
 /** The CLI as a real process: piped output, exit statuses, and what goes to stdout and stderr. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { type Env, type Order, seedOrders, seedUser } from './fixtures.ts'
-import { BUN, CLI, expectNoSecrets, ROOT, removeTempDirs, secret, spawnCli, tempDir } from './harness.ts'
+import { jqAvailable, removeTempDirs, secret, spawnCli, spawnCliIntoJq, tempDir } from './harness.ts'
 
 let server: TestServer
 let acme: Tenant
@@ -45,24 +44,12 @@ describe('api as a process', () => {
     expect(new Set(listed.map((o) => o.id)).size).toBe(20)
   })
 
-  it.skipIf(!existsSync('/usr/bin/jq'))(
+  it.skipIf(!jqAvailable)(
     'feeds jq in a pipeline: api list orders --status paid --all | jq length',
     async () => {
-      const script = `"${BUN}" "${CLI}" list orders --status paid --all | /usr/bin/jq length`
-      const child = Bun.spawn(['bash', '-o', 'pipefail', '-c', script], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME, ...env },
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(child.stdout).text(),
-        new Response(child.stderr).text(),
-        child.exited,
-      ])
-      expectNoSecrets(stdout + stderr, env)
-      expect(code).toBe(0)
-      expect(stdout).toBe(`${orders.filter((o) => o.status === 'paid').length}\n`)
+      const run = await spawnCliIntoJq(['list', 'orders', '--status', 'paid', '--all'], 'length', env)
+      expect(run.code).toBe(0)
+      expect(run.stdout).toBe(`${orders.filter((o) => o.status === 'paid').length}\n`)
     },
   )
 

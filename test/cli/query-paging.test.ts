@@ -5,18 +5,15 @@
  * a pseudo-terminal where the output is for a person), over 1,010 orders.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { created, type Env, idsOf, seedUser } from './fixtures.ts'
 import {
-  BUN,
-  CLI,
-  expectNoSecrets,
-  ROOT,
+  jqAvailable,
   removeTempDirs,
   runCli,
   secret,
   spawnCli,
+  spawnCliIntoJq,
   spawnCliOnTerminal,
   tempDir,
   terminalAvailable,
@@ -68,25 +65,13 @@ describe('api query paging', () => {
     expect(run.stderr).toBe('more records follow; --all fetches them\n')
   })
 
-  it.skipIf(!existsSync('/usr/bin/jq'))(
+  it.skipIf(!jqAvailable)(
     'fetches every page with --all: api query orders --sql ... --all | jq length',
     async () => {
-      const script = `"${BUN}" "${CLI}" query orders --sql "${PAID_SQL}" --all | /usr/bin/jq length`
-      const child = Bun.spawn(['bash', '-o', 'pipefail', '-c', script], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME, ...env },
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(child.stdout).text(),
-        new Response(child.stderr).text(),
-        child.exited,
-      ])
-      expectNoSecrets(stdout + stderr, env)
-      expect(stderr).toBe('')
-      expect(code).toBe(0)
-      expect(stdout).toBe(`${PAID}\n`)
+      const run = await spawnCliIntoJq(['query', 'orders', '--sql', PAID_SQL, '--all'], 'length', env)
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      expect(run.stdout).toBe(`${PAID}\n`)
     },
     30_000,
   )

@@ -3,13 +3,22 @@
  * server, so the documented snippet never rots.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { BUN, CLI, expectNoSecrets, ROOT, removeTempDirs, secret, storedFile, tempDir } from './harness.ts'
+import {
+  BUN,
+  CLI,
+  expectNoSecrets,
+  JQ,
+  jqAvailable,
+  ROOT,
+  removeTempDirs,
+  secret,
+  storedFile,
+  tempDir,
+} from './harness.ts'
 
-const JQ = '/usr/bin/jq'
-const jqAvailable = existsSync(JQ)
 if (!jqAvailable) console.warn(`skipped: the smoke script needs jq (${JQ} is missing)`)
 
 /** The first ```bash block after the given heading. */

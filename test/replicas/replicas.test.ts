@@ -47,6 +47,18 @@ describeWithReplicas('three replicas behind a proxy', () => {
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify(json),
     })
+  /**
+   * One create, retried with its Idempotency-Key through the proxy (replicas may be down) until
+   * some replica acknowledges it; returns the record's id.
+   */
+  const writeUntilAcknowledged = async (path: string, json: unknown, key: string): Promise<string> => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const response = await post(path, json, { 'Idempotency-Key': key }).catch(() => null)
+      if (response?.status === 201) return ((await response.json()) as { id: string }).id
+      await Bun.sleep(50)
+    }
+    throw new Error(`${key} was never acknowledged`)
+  }
   const issue = async (basic = credentials) => {
     const response = await fetch(`${proxy}/oauth/token`, {
       method: 'POST',
@@ -330,20 +342,9 @@ http {
       expect(created.status).toBe(201)
       const endpoint = (await created.json()) as { id: string; secret: string }
       const acknowledged = new Set<string>()
-      /** One write, retried with its key through the proxy until some replica acknowledges it. */
       const write = async (n: number) => {
         const product = { name: `Hooked ${n}`, sku: `HOOK-${n}`, price: { value: 100 + n, currency: 'EUR' } }
-        for (let attempt = 0; attempt < 20; attempt++) {
-          const response = await post('/api/v2/products', product, { 'Idempotency-Key': `hook-${n}` }).catch(
-            () => null,
-          )
-          if (response?.status === 201) {
-            acknowledged.add(((await response.json()) as { id: string }).id)
-            return
-          }
-          await Bun.sleep(50)
-        }
-        throw new Error(`write ${n} was never acknowledged`)
+        acknowledged.add(await writeUntilAcknowledged('/api/v2/products', product, `hook-${n}`))
       }
       const writers = Array.from({ length: 6 }, async (_, w) => {
         for (let i = 0; i < 8; i++) await write(w * 8 + i)
@@ -427,20 +428,9 @@ http {
   it('loses no acknowledged write and duplicates none when a replica is killed while idempotent writers retry', async () => {
     const user = ((await (await get('/api/v2/users')).json()) as { data: { id: string }[] }).data[0]!
     const acknowledged = new Set<string>()
-    /** One write, retried with its key through the proxy until some replica acknowledges it. */
     const write = async (n: number) => {
       const order = { userId: user.id, amount: { value: 10_000 + n, currency: 'EUR' }, status: 'cancelled' }
-      for (let attempt = 0; attempt < 20; attempt++) {
-        const response = await post('/api/v2/orders', order, { 'Idempotency-Key': `kill-${n}` }).catch(
-          () => null,
-        )
-        if (response?.status === 201) {
-          acknowledged.add(((await response.json()) as { id: string }).id)
-          return
-        }
-        await Bun.sleep(50)
-      }
-      throw new Error(`write ${n} was never acknowledged`)
+      acknowledged.add(await writeUntilAcknowledged('/api/v2/orders', order, `kill-${n}`))
     }
     const writers = Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; i < 10; i++) await write(w * 10 + i)

@@ -1,4 +1,4 @@
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -17,7 +17,18 @@ export interface TestPostgres {
    * that a test can show what does not depend on it.
    */
   database: (name: string, options?: DatabaseOptions) => Promise<string>
+  /** The postmaster's process id (a started server only): it and its children are its CPU. */
+  pid: () => number
   stop: () => Promise<void>
+}
+
+export interface StartOptions {
+  /**
+   * The server's own defaults, as a production one has them (`fsync`, `synchronous_commit` on,
+   * `max_connections = 100`), for benchmarks of what a commit costs; always a server of its own.
+   * Without it the tests' server: nothing flushed, 300 connections.
+   */
+  production?: boolean
 }
 
 export interface DatabaseOptions {
@@ -81,12 +92,32 @@ async function createDatabase(url: string, name: string, options: DatabaseOption
   return target.toString()
 }
 
-export async function startTestPostgres(): Promise<TestPostgres> {
-  const given = process.env.API_TEST_POSTGRES_URL
+/** A test server's settings: nothing here must survive a power cut; statements can be counted. */
+const TEST_SETTINGS = [
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'max_connections=300',
+  // Lets a test count the statements a request ran (test/support/backend.ts, statementsOf).
+  '-c',
+  'shared_preload_libraries=pg_stat_statements',
+  '-c',
+  'pg_stat_statements.track=all',
+]
+
+export async function startTestPostgres(start: StartOptions = {}): Promise<TestPostgres> {
+  const given = start.production ? undefined : process.env.API_TEST_POSTGRES_URL
   if (given)
     return {
       url: given,
       database: (name, options) => createDatabase(given, name, options),
+      pid: () => {
+        throw new Error('API_TEST_POSTGRES_URL names a server this process did not start')
+      },
       stop: async () => {},
     }
   const bin = binaries()
@@ -115,20 +146,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       dir,
       '-c',
       'listen_addresses=127.0.0.1',
-      // A test server: nothing here must survive a power cut.
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-      '-c',
-      'max_connections=300',
-      // Lets a test count the statements a request ran (test/support/backend.ts, statementsOf).
-      '-c',
-      'shared_preload_libraries=pg_stat_statements',
-      '-c',
-      'pg_stat_statements.track=all',
+      ...(start.production ? [] : TEST_SETTINGS),
     ]),
     { stdout: 'ignore', stderr: 'pipe' },
   )
@@ -151,6 +169,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   return {
     url,
     database: (name, options) => createDatabase(url, name, options),
+    // runuser's child: the server itself.
+    pid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     stop: async () => {
       // pg_ctl, as the server's own user: a signal to runuser does not reach the server.
       await run(asPostgres([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'])).catch(() => {

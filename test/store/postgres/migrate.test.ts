@@ -73,7 +73,9 @@ describe('statementsOf (the migration file splitter)', () => {
 })
 
 if (!postgresAvailable())
-  it.skip('PostgreSQL schema and migrator: no PostgreSQL here (apt-get install postgresql, or set API_TEST_POSTGRES_URL)', () => {})
+  console.warn(
+    'PostgreSQL is not installed here: the schema and migrator checks are skipped (apt-get install postgresql, or set API_TEST_POSTGRES_URL)',
+  )
 
 const describeWithPostgres = postgresAvailable() ? describe : describe.skip
 
