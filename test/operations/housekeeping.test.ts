@@ -18,7 +18,8 @@ const QUICKLY = { everyMs: 50, firstAfterMs: 50 }
 const count = async (db: TestSql, sql: string, ...params: string[]) =>
   Number(((await db.get(`SELECT count(*) AS n FROM ${sql}`, ...params)) as { n: number }).n)
 
-async function until(done: () => Promise<boolean>, what: string, timeoutMs = 3_000): Promise<void> {
+// Generous: on a loaded machine (PostgreSQL, two cores shared) a run can take a while to come round.
+async function until(done: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
