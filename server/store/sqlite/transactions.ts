@@ -19,7 +19,8 @@ export function sqliteExecutors(db: Database): { root: Executor; inside: Executo
   const rollback = db.prepare('ROLLBACK')
   /** Settles when the open transaction ends; null when none is open. */
   let open: Promise<void> | null = null
-  let savepoints = 0
+  /** Savepoints open inside the transaction; each is named by its depth, so its statements are prepared once. */
+  let depth = 0
   const values = (params: readonly unknown[] | undefined) => (params ?? []) as SqlValue[]
 
   const inside: Executor = {
@@ -30,16 +31,18 @@ export function sqliteExecutors(db: Database): { root: Executor; inside: Executo
     run: async (text, params) => db.query(text).run(...values(params)).changes,
     /** A transaction inside the open one: a savepoint, undone alone when `fn` throws. */
     async transaction(fn) {
-      const name = `nested_${++savepoints}`
-      db.run(`SAVEPOINT ${name}`)
+      const name = `nested_${++depth}`
+      db.query(`SAVEPOINT ${name}`).run()
       try {
         const result = await fn(inside)
-        db.run(`RELEASE ${name}`)
+        db.query(`RELEASE ${name}`).run()
         return result
       } catch (error) {
-        db.run(`ROLLBACK TO ${name}`)
-        db.run(`RELEASE ${name}`)
+        db.query(`ROLLBACK TO ${name}`).run()
+        db.query(`RELEASE ${name}`).run()
         throw error
+      } finally {
+        depth -= 1
       }
     },
   }
