@@ -105,10 +105,14 @@ export async function ensureDatabase(path: string, log: (line: string) => void):
 }
 
 /**
- * A fresh confidential client (read:orders only) in the first organization, and some of its order
- * ids. A new client each run: its secret is never stored on disk.
+ * A fresh confidential client (read:orders only, unless `scope` says otherwise) in the first
+ * organization, and some of its order ids. A new client each run: its secret is never stored on disk.
  */
-export async function benchTenant(path: string, sampleSize: number): Promise<BenchTenant> {
+export async function benchTenant(
+  path: string,
+  sampleSize: number,
+  scope: string[] = ['read:orders'],
+): Promise<BenchTenant> {
   const db = openDatabase(path)
   const store = sqliteStore(db)
   try {
@@ -119,7 +123,7 @@ export async function benchTenant(path: string, sampleSize: number): Promise<Ben
       name: 'bench',
       orgId,
       public: false,
-      scope: ['read:orders'],
+      scope,
     })
     // Spread over the whole organization, so lookups do not all hit the same few pages.
     const sample = db.query<{ id: string }, [string, number]>(

@@ -1,10 +1,12 @@
 /**
- * Where the product's time goes on the two benchmarked requests, without the network: runs each
- * through the app in process under Bun's CPU profiler and prints the biggest shares.
+ * Where the product's time goes on the benchmarked requests, without the network: runs each
+ * through the app in process under Bun's CPU profiler and prints the biggest shares. `create` is
+ * `POST /api/v2/orders` with a fresh Idempotency-Key each time, on a copy of the benchmark database
+ * with `--durability fast` (so that the sync, the disk's share, does not hide the CPU's).
  *
- * Run: node_modules/.bin/bun bench/profile.ts (reuses the benchmark's database)
+ * Run: node_modules/.bin/bun bench/profile.ts [list|get|create] (reuses the benchmark's database)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../server/app.ts'
@@ -17,16 +19,23 @@ import { BUN } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 // Enough that start-up (module loading, also sampled) is a small part of each profile.
-const REQUESTS = { list: 60_000, get: 300_000 } as const
+const REQUESTS = { list: 60_000, get: 300_000, create: 20_000 } as const
+const KEYS = Object.keys(REQUESTS) as Key[]
 type Key = keyof typeof REQUESTS
 const SHOWN = 14
 
 /** The child: one endpoint, many times, through `app.fetch`. */
 async function profileChild(key: Key): Promise<void> {
-  const path = join(ROOT, DATABASE_FILE)
-  const tenant = await benchTenant(path, 1)
+  let path = join(ROOT, DATABASE_FILE)
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-profile-db-'))
+  if (key === 'create') {
+    copyFileSync(path, join(scratch, 'orders.db'))
+    path = join(scratch, 'orders.db')
+  }
+  const scope = key === 'create' ? ['read:orders', 'write:orders'] : ['read:orders']
+  const tenant = await benchTenant(path, 1, scope)
   const app = await createApp({
-    store: sqliteStore(openDatabase(path)),
+    store: sqliteStore(openDatabase(path, key === 'create' ? 'fast' : 'full')),
     baseUrl: 'http://127.0.0.1',
     // As `api-server serve` runs in the benchmark: access lines at info (built, here not written),
     // and a limiter that counts every request but refuses none.
@@ -44,13 +53,28 @@ async function profileChild(key: Key): Promise<void> {
     }),
   )
   const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
-  const url =
-    key === 'list'
-      ? 'http://127.0.0.1/api/v1/orders?status=paid&limit=20'
-      : `http://127.0.0.1/api/v1/orders/${tenant.orderIds[0]}`
+  const { userId } = (await (
+    await app.fetch(
+      new Request(`http://127.0.0.1/api/v1/orders/${tenant.orderIds[0]}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      }),
+    )
+  ).json()) as { userId: string }
+  const create = JSON.stringify({ userId, amount: { value: 4200, currency: 'EUR' } })
+  const request = (): Request => {
+    const headers = { Authorization: `Bearer ${token}` }
+    if (key === 'list') return new Request('http://127.0.0.1/api/v1/orders?status=paid&limit=20', { headers })
+    if (key === 'get') return new Request(`http://127.0.0.1/api/v1/orders/${tenant.orderIds[0]}`, { headers })
+    return new Request('http://127.0.0.1/api/v2/orders', {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      body: create,
+    })
+  }
   const once = async () => {
-    const response = await app.fetch(new Request(url, { headers: { Authorization: `Bearer ${token}` } }))
-    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
+    const response = await app.fetch(request())
+    if (response.status !== (key === 'create' ? 201 : 200))
+      throw new Error(`${key} answered ${response.status}: ${await response.text()}`)
     await response.text()
   }
   for (let i = 0; i < REQUESTS[key] / 10; i++) await once()
@@ -58,16 +82,20 @@ async function profileChild(key: Key): Promise<void> {
   for (let i = 0; i < REQUESTS[key]; i++) await once()
   const us = ((performance.now() - started) * 1000) / REQUESTS[key]
   console.log(`${key}: ${us.toFixed(1)} µs per request in process (no socket)`)
+  rmSync(scratch, { recursive: true, force: true })
 }
 
 async function profileEndpoint(key: Key): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'))
   try {
-    const child = Bun.spawnSync([BUN, '--cpu-prof', `--cpu-prof-dir=${dir}`, 'bench/profile.ts', key], {
-      cwd: ROOT,
-      stdout: 'inherit',
-      stderr: 'inherit',
-    })
+    const child = Bun.spawnSync(
+      [BUN, '--cpu-prof', `--cpu-prof-dir=${dir}`, 'bench/profile.ts', key, '--child'],
+      {
+        cwd: ROOT,
+        stdout: 'inherit',
+        stderr: 'inherit',
+      },
+    )
     if (child.exitCode !== 0) throw new Error(`profiling ${key} failed`)
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
     if (!file) throw new Error('bun wrote no .cpuprofile')
@@ -86,9 +114,11 @@ async function profileEndpoint(key: Key): Promise<void> {
   }
 }
 
-const key = process.argv[2]
-if (key === 'list' || key === 'get') await profileChild(key)
+const [key, child] = process.argv.slice(2)
+if (key !== undefined && !KEYS.includes(key as Key))
+  throw new Error(`usage: bun bench/profile.ts [${KEYS.join('|')}]`)
+if (child === '--child') await profileChild(key as Key)
 else {
   await ensureDatabase(join(ROOT, DATABASE_FILE), (line) => console.log(`profile: ${line}`))
-  for (const k of ['list', 'get'] as const) await profileEndpoint(k)
+  for (const k of key ? [key as Key] : KEYS) await profileEndpoint(k)
 }
