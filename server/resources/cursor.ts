@@ -1,5 +1,4 @@
 import { constantTimeEqual } from '@oslojs/crypto/subtle'
-import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
 import { badRequest } from '../../shared/errors.ts'
 import { hmacSha256 } from '../crypto/hash.ts'
 import type { SortValue } from '../store/types.ts'
@@ -30,15 +29,13 @@ export class CursorCodec {
     // The tag is unpadded base64url as encoded; padding would give a second spelling of the same cursor.
     if (!payload || !tag || extra !== undefined || cursor.length > 2048 || tag.includes('='))
       throw this.invalid()
-    let given: Uint8Array
-    try {
-      given = decodeBase64urlIgnorePadding(tag)
-    } catch {
-      throw this.invalid()
-    }
-    if (given.length !== MAC_BYTES || !constantTimeEqual(given, this.mac(binding, payload)))
-      throw this.invalid()
-    const values: unknown = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(payload)))
+    // Native base64url, then only the spelling encode() gives: any other (stray characters,
+    // padding, trailing bits) would be a second spelling of the same cursor.
+    const given = Buffer.from(tag, 'base64url')
+    if (given.length !== MAC_BYTES || given.toString('base64url') !== tag) throw this.invalid()
+    if (!constantTimeEqual(given, this.mac(binding, payload))) throw this.invalid()
+    // The MAC covers the payload as written, so it is the text encode() made.
+    const values: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString())
     const ok =
       Array.isArray(values) &&
       values.length === length &&

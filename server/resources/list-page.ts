@@ -157,8 +157,16 @@ function nextPath(url: URL, name: 'cursor' | 'after', value: string | null | und
   if (!value) return null
   // The first page of a walk has no position yet: the query string as given, plus the position.
   // Cursors and ids are URL-safe (base64url, TypeIDs), so nothing needs encoding.
-  if (!url.searchParams.has(name) && /^[\w.-]+$/.test(value))
+  const safe = /^[\w.-]+$/.test(value)
+  if (!url.searchParams.has(name) && safe)
     return `${url.pathname}?${url.search.length > 1 ? `${url.search.slice(1)}&` : ''}${name}=${value}`
+  // A later page: the query string as given, its one position replaced.
+  const parts = url.search.slice(1).split('&')
+  const at = parts.findIndex((p) => p.startsWith(`${name}=`))
+  if (safe && at >= 0 && parts.findLastIndex((p) => p === name || p.startsWith(`${name}=`)) === at) {
+    parts[at] = `${name}=${value}`
+    return `${url.pathname}?${parts.join('&')}`
+  }
   const params = new URLSearchParams(url.searchParams)
   params.set(name, value)
   return `${url.pathname}?${params}`
