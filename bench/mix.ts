@@ -209,66 +209,83 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'api-bench-mix-'))
-const targets: Target[] = []
-try {
-  await ensureDatabase(join(ROOT, DATABASE_FILE), log)
-  const source = new Database(join(ROOT, DATABASE_FILE), { readonly: true })
-  const org = source.query<{ id: string }, []>('SELECT id FROM orgs ORDER BY created_at, id LIMIT 1').get()!
-  const user = source
-    .query<{ id: string }, [string]>('SELECT id FROM users WHERE org_id = ? LIMIT 1')
-    .get(org.id)!
-  const sample = source
-    .query<{ id: string }, [string, number]>(
-      'SELECT id FROM orders WHERE org_id = ? ORDER BY random() LIMIT ?',
-    )
-    .all(org.id, OWNED_IDS)
-    .map((r) => r.id)
-  source.close()
-  // Each worker owns its own orders, so no other worker's PATCH can change what its check reads.
-  const owned = Array.from({ length: WORKERS }, (_, w) => sample.filter((_, i) => i % WORKERS === w))
-  for (const [name, flags] of [
-    ['product', []],
-    ['product --no-cache', ['--no-cache']],
-  ] as const) {
-    const db = join(dir, `${name.replace(/\W+/g, '-')}.db`)
-    copyFileSync(join(ROOT, DATABASE_FILE), db)
-    targets.push(await target(name, db, org.id, [...flags]))
-  }
-  for (const t of targets) await round(t, WARMUP_S, owned, user.id, false)
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let i = 0; i < targets.length; i++) {
-      const t = targets[(r + i) % targets.length]!
-      await round(t, ROUND_S, owned, user.id, true)
-      log(`round ${r + 1}: ${t.name}`)
+export interface MixResult {
+  /** The cached product's req/s over `--no-cache`'s. */
+  ratio: number
+  /** Reads that missed an acknowledged write, with the cache; and how many writes were checked. */
+  stale: number
+  checks: number
+  /** The same without the cache, where a stale read would be a bug of the database path. */
+  staleWithoutCache: number
+}
+
+/** Runs the mix, writes its block of docs/performance.md, and returns its verdict's figures. */
+export async function runMix(): Promise<MixResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'api-bench-mix-'))
+  const targets: Target[] = []
+  try {
+    await ensureDatabase(join(ROOT, DATABASE_FILE), log)
+    const source = new Database(join(ROOT, DATABASE_FILE), { readonly: true })
+    const org = source.query<{ id: string }, []>('SELECT id FROM orgs ORDER BY created_at, id LIMIT 1').get()!
+    const user = source
+      .query<{ id: string }, [string]>('SELECT id FROM users WHERE org_id = ? LIMIT 1')
+      .get(org.id)!
+    const sample = source
+      .query<{ id: string }, [string, number]>(
+        'SELECT id FROM orders WHERE org_id = ? ORDER BY random() LIMIT ?',
+      )
+      .all(org.id, OWNED_IDS)
+      .map((r) => r.id)
+    source.close()
+    // Each worker owns its own orders, so no other worker's PATCH can change what its check reads.
+    const owned = Array.from({ length: WORKERS }, (_, w) => sample.filter((_, i) => i % WORKERS === w))
+    for (const [name, flags] of [
+      ['product', []],
+      ['product --no-cache', ['--no-cache']],
+    ] as const) {
+      const db = join(dir, `${name.replace(/\W+/g, '-')}.db`)
+      copyFileSync(join(ROOT, DATABASE_FILE), db)
+      targets.push(await target(name, db, org.id, [...flags]))
     }
+    for (const t of targets) await round(t, WARMUP_S, owned, user.id, false)
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(r + i) % targets.length]!
+        await round(t, ROUND_S, owned, user.id, true)
+        log(`round ${r + 1}: ${t.name}`)
+      }
+    }
+    const [cached, cold] = targets as [Target, Target]
+    const rate = (t: Target) => t.requests / t.seconds
+    const perCore = (t: Target) => t.requests / t.serverCpuS
+    const ratio = rate(cached) / rate(cold)
+    const met = ratio >= 1 && cached.stale === 0
+    const other = Math.max(...targets.map((t) => (t.machineCpuS - t.serverCpuS) / t.seconds))
+    const row = (t: Target) =>
+      `| ${t.name} | ${Math.round(rate(t))} | ${Math.round(t.writes / t.seconds)} | ${Math.round(perCore(t))} | ${quantile(t.latencies, 0.5).toFixed(2)} | ${quantile(t.latencies, 0.99).toFixed(2)} | ${(t.serverCpuS / t.seconds).toFixed(2)} | ${t.checks} | ${t.stale} | ${Math.round((100 * rate(t)) / rate(cold))}% |`
+    const text = [
+      `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:mix\`.`,
+      '',
+      '| server | req/s | of which writes/s | req/s per server core | p50 ms | p99 ms | server CPU | checked writes | stale reads | vs --no-cache |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      row(cached),
+      row(cold),
+      '',
+      `- The cached product serves **${Math.round(100 * ratio)}%** of the same mix's requests per second with \`--no-cache\` (target 100%), per server core ${Math.round((100 * perCore(cached)) / perCore(cold))}%, with **${cached.stale} stale reads** out of ${cached.checks} checked writes (target 0): **${met ? 'met' : 'missed'}**. With \`--no-cache\`: ${cold.stale} stale of ${cold.checks}.`,
+      `- Other processes used up to ${other.toFixed(2)} cores of this ${cpus().length}-core machine besides the server (the load generator, this process, among them): compare the two rows, not the absolute figures.`,
+      '',
+      `Data: a copy of the benchmark database (${(ORGS * ORDERS_PER_ORG).toLocaleString('en')} orders in ${ORGS} organizations) per server; all requests in the first organization. Load: ${WORKERS} concurrent clients (fetch, in the bench process), one request in ${WRITE_EVERY} a write (alternately a create of a paid order and a PATCH of the amount of one of the client's own ${Math.floor(OWNED_IDS / WORKERS)} or ${Math.ceil(OWNED_IDS / WORKERS)} orders), the other reads alternately \`GET ${LIST_PATH}\` and a GET by id of one of the client's own orders; ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${ROUND_S} s alternating between the servers. Default durability (\`full\`).`,
+    ].join('\n')
+    console.log(text)
+    writeResults(DOC, 'mix', text)
+    return { ratio, stale: cached.stale, checks: cached.checks, staleWithoutCache: cold.stale }
+  } finally {
+    for (const t of targets) await t.server.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
-  const [cached, cold] = targets as [Target, Target]
-  const rate = (t: Target) => t.requests / t.seconds
-  const perCore = (t: Target) => t.requests / t.serverCpuS
-  const ratio = rate(cached) / rate(cold)
-  const stale = cached.stale + cold.stale
-  const met = ratio >= 1 && cached.stale === 0
-  const other = Math.max(...targets.map((t) => (t.machineCpuS - t.serverCpuS) / t.seconds))
-  const row = (t: Target) =>
-    `| ${t.name} | ${Math.round(rate(t))} | ${Math.round(t.writes / t.seconds)} | ${Math.round(perCore(t))} | ${quantile(t.latencies, 0.5).toFixed(2)} | ${quantile(t.latencies, 0.99).toFixed(2)} | ${(t.serverCpuS / t.seconds).toFixed(2)} | ${t.checks} | ${t.stale} | ${Math.round((100 * rate(t)) / rate(cold))}% |`
-  const text = [
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:mix\`.`,
-    '',
-    '| server | req/s | of which writes/s | req/s per server core | p50 ms | p99 ms | server CPU | checked writes | stale reads | vs --no-cache |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    row(cached),
-    row(cold),
-    '',
-    `- The cached product serves **${Math.round(100 * ratio)}%** of the same mix's requests per second with \`--no-cache\` (target 100%), per server core ${Math.round((100 * perCore(cached)) / perCore(cold))}%, with **${cached.stale} stale reads** out of ${cached.checks} checked writes (target 0): **${met ? 'met' : 'missed'}**. With \`--no-cache\`: ${cold.stale} stale of ${cold.checks}.`,
-    `- Other processes used up to ${other.toFixed(2)} cores of this ${cpus().length}-core machine besides the server (the load generator, this process, among them): compare the two rows, not the absolute figures.`,
-    '',
-    `Data: a copy of the benchmark database (${(ORGS * ORDERS_PER_ORG).toLocaleString('en')} orders in ${ORGS} organizations) per server; all requests in the first organization. Load: ${WORKERS} concurrent clients (fetch, in the bench process), one request in ${WRITE_EVERY} a write (alternately a create of a paid order and a PATCH of the amount of one of the client's own ${Math.floor(OWNED_IDS / WORKERS)} or ${Math.ceil(OWNED_IDS / WORKERS)} orders), the other reads alternately \`GET ${LIST_PATH}\` and a GET by id of one of the client's own orders; ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${ROUND_S} s alternating between the servers. Default durability (\`full\`).`,
-  ].join('\n')
-  console.log(text)
-  writeResults(DOC, 'mix', text)
-  if (stale > 0) process.exitCode = 1
-} finally {
-  for (const t of targets) await t.server.stop()
-  rmSync(dir, { recursive: true, force: true })
+}
+
+if (import.meta.main) {
+  const result = await runMix()
+  if (result.stale + result.staleWithoutCache > 0) process.exitCode = 1
 }

@@ -1,8 +1,12 @@
 /**
- * `npm run bench`: the product's order list and GET by id against a raw Bun.serve + bun:sqlite
- * baseline, in one run, over the same database. Writes docs/performance.md.
+ * `npm run bench`: every performance target in one run. First the product's order list and GET by
+ * id against a raw Bun.serve + bun:sqlite baseline over the same database; then the writes
+ * (bench/writes.ts), the 90/10 mix (bench/mix.ts) and the list by collection size (bench/size.ts);
+ * then the table of targets. Writes docs/performance.md.
  *
- * `npm run bench -- --wrk` uses Debian's wrk instead of autocannon (`apt-get install -y wrk`).
+ * `-- --wrk` uses Debian's wrk instead of autocannon for the reads (`apt-get install -y wrk`).
+ * `-- --postgres` runs the reads on PostgreSQL against a raw Bun.sql baseline (the writes, the mix
+ * and the sizes are SQLite's). `-- --reads` stops after the reads.
  */
 import { readFileSync } from 'node:fs'
 import { cpus, release, totalmem } from 'node:os'
@@ -18,6 +22,7 @@ import {
 import { writeResults } from './doc.ts'
 import type { LoadTool } from './load.ts'
 import { measureEndpoint, type Schedule } from './measure.ts'
+import { runMix } from './mix.ts'
 import { postgresBench } from './postgres.ts'
 import { BUN, replicas, type ServerProcess, startServer } from './processes.ts'
 import {
@@ -28,6 +33,9 @@ import {
   textTable,
   verdicts,
 } from './report.ts'
+import { runSize } from './size.ts'
+import { readRows, type TargetRow, targetsMarkdown, targetsText } from './targets.ts'
+import { sqliteWrites, WRITE_TARGET } from './writes.ts'
 import { hasWrk } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -126,9 +134,11 @@ function runInfo(tool: LoadTool): RunInfo {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const unknown = argv.filter((arg) => arg !== '--wrk' && arg !== '--postgres')
+  const unknown = argv.filter((arg) => arg !== '--wrk' && arg !== '--postgres' && arg !== '--reads')
   if (unknown.length > 0)
-    throw new Error(`unknown argument ${unknown[0]} (usage: npm run bench [-- --wrk] [-- --postgres])`)
+    throw new Error(
+      `unknown argument ${unknown[0]} (usage: npm run bench [-- --wrk] [-- --postgres] [-- --reads])`,
+    )
   const onPostgres = argv.includes('--postgres')
   const tool: LoadTool = argv.includes('--wrk') ? 'wrk' : 'autocannon'
   if (tool === 'wrk' && !hasWrk()) throw new Error('wrk is not installed (apt-get install -y wrk)')
@@ -140,6 +150,7 @@ async function main(argv: string[]): Promise<number> {
   const db = pg?.url ?? dbPath
   const tenant = pg?.tenant ?? (await benchTenant(dbPath, IDS_ROTATED))
   const servers: ServerProcess[] = []
+  const rows: TargetRow[] = []
   try {
     const serve = ['server/main.ts', 'serve', '--host', '127.0.0.1', '--db', db]
     // On PostgreSQL two replicas share one issuer, as behind a proxy: a token of one is good on both.
@@ -194,11 +205,93 @@ async function main(argv: string[]): Promise<number> {
     const missed = verdicts(measurements, ENDPOINTS).filter((v) => !v.met)
     for (const v of missed)
       log(`target missed: ${v.endpoint.label} at ${(v.ratio * 100).toFixed(0)}% of the baseline`)
-    return 0
+    rows.push(...readRows(measurements, onPostgres))
   } finally {
     for (const server of servers) await server.stop()
     await pg?.postgres.stop()
   }
+  if (argv.includes('--reads')) return 0
+  rows.push(...(onPostgres ? sqliteOnlyRows() : await sqliteRows()))
+  const order = ROW_ORDER.map(
+    (name) =>
+      rows.find((r) => r.workload === name) ?? {
+        workload: name,
+        target: '',
+        measured: 'not measured',
+        met: null,
+      },
+  )
+  console.log(`\n${targetsText(order)}\n`)
+  const section = onPostgres ? 'targets-postgres' : tool === 'wrk' ? 'targets-wrk' : 'targets'
+  const command = `npm run bench${onPostgres ? ' -- --postgres' : tool === 'wrk' ? ' -- --wrk' : ''}`
+  writeResults(
+    join(ROOT, 'docs/performance.md'),
+    section,
+    targetsMarkdown(
+      order,
+      `Measured ${runInfo(tool).date} by \`${command}\`${onPostgres ? ' (reads on PostgreSQL 15)' : ''}.`,
+    ),
+  )
+  log('wrote the targets into docs/performance.md')
+  return 0
+}
+
+/** The targets' rows in the issue's order; each benchmark adds its own. */
+const ROW_ORDER = [
+  "hot list (the bench's list, cache on)",
+  'hot GET by id (cache on)',
+  'cold list / GET by id (`--no-cache`)',
+  '90% reads / 10% writes, cache on',
+  'POST with Idempotency-Key + event',
+  'list p50, 10k -> 1M orders, first page and page 1,000',
+  'GraphQL list',
+  'peak RSS / start RSS',
+  'PostgreSQL list and GET by id',
+]
+
+/** The write, mix and size benchmarks (SQLite), one after the other, as target rows. */
+async function sqliteRows(): Promise<TargetRow[]> {
+  const writes = await sqliteWrites()
+  const mix = await runMix()
+  const size = await runSize()
+  return [
+    {
+      workload: 'POST with Idempotency-Key + event',
+      target: `>= ${Math.round(WRITE_TARGET * 100)}% of the raw insert baseline`,
+      measured: `${Math.round(writes.full * 100)}% (\`--durability full\`, the default); ${Math.round(writes.fast * 100)}% with \`fast\``,
+      met: writes.full >= WRITE_TARGET,
+    },
+    {
+      workload: '90% reads / 10% writes, cache on',
+      target: '>= 1.0 x the same mix with `--no-cache`, 0 stale reads',
+      measured: `${Math.round(mix.ratio * 100)}%, ${mix.stale} stale of ${mix.checks} checked writes`,
+      met: mix.ratio >= 1 && mix.stale === 0,
+    },
+    {
+      workload: 'list p50, 10k -> 1M orders, first page and page 1,000',
+      target: 'within 20% of each other',
+      measured: `the slowest ${Math.round((size.spread - 1) * 100)}% above the fastest; \`include_total\` at 1M: ${size.totalMs.toFixed(1)} ms`,
+      met: size.spread <= 1.2,
+    },
+  ]
+}
+
+/** With `--postgres`: the rows only SQLite's benchmarks measure, pointing at them. */
+function sqliteOnlyRows(): TargetRow[] {
+  const elsewhere = (workload: string, target: string): TargetRow => ({
+    workload,
+    target,
+    measured: 'measured on SQLite by `npm run bench`',
+    met: null,
+  })
+  return [
+    elsewhere(
+      'POST with Idempotency-Key + event',
+      `>= ${Math.round(WRITE_TARGET * 100)}% of the raw insert baseline`,
+    ),
+    elsewhere('90% reads / 10% writes, cache on', '>= 1.0 x the same mix with `--no-cache`, 0 stale reads'),
+    elsewhere('list p50, 10k -> 1M orders, first page and page 1,000', 'within 20% of each other'),
+  ]
 }
 
 main(process.argv.slice(2)).then(

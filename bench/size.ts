@@ -223,61 +223,74 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-const servers: Sized[] = []
-try {
-  for (const orders of SIZES) servers.push(await sized(orders))
-  // Warm-up: the pages and the count once through each server.
-  for (const s of servers) {
-    for (let i = 0; i < 20; i++) await timed(s, LIST)
-    for (let i = 0; i < 20; i++) await timed(s, PAID)
-    for (let i = 0; i < 20; i++) await timed(s, s.deepPath)
-    await timed(s, `${LIST}&include_total=true`)
-  }
-  const machine = machineBusySeconds()
-  const started = performance.now()
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let i = 0; i < servers.length; i++) {
-      const s = servers[(r + i) % servers.length]!
-      // The two pages interleaved, so a slow spell weighs on both.
-      for (let k = 0; k < PER_ROUND; k++) {
-        s.first.push((await timed(s, LIST)).ms)
-        s.paid.push((await timed(s, PAID)).ms)
-        s.deep.push((await timed(s, s.deepPath)).ms)
-      }
-      for (let k = 0; k < TOTAL_PER_ROUND; k++) {
-        const { ms, body } = await timed(s, `${LIST}&include_total=true`)
-        s.total.push(ms)
-        s.totalValue = (body as { pagination: { total: number } }).pagination.total
-      }
-    }
-    log(`round ${r + 1} of ${ROUNDS}`)
-  }
-  const busyCores = (machineBusySeconds() - machine) / ((performance.now() - started) / 1000)
-  for (const s of servers)
-    if (s.totalValue !== s.orders) throw new Error(`${s.orders}: include_total counted ${s.totalValue}`)
-  const p50s = servers.flatMap((s) => [median(s.first), median(s.deep)])
-  const spread = Math.max(...p50s) / Math.min(...p50s)
-  const met = spread <= 1.2
-  const pct = (values: number[]) => Math.round(100 * (Math.max(...values) / Math.min(...values) - 1))
-  const big = servers.at(-1)!
-  const row = (s: Sized) =>
-    `| ${s.orders.toLocaleString('en')} | ${median(s.first).toFixed(2)} | ${median(s.deep).toFixed(2)} | ${Math.round((100 * median(s.deep)) / median(s.first))}% | ${median(s.paid).toFixed(2)} | ${median(s.total).toFixed(1)} | ${Math.round(median(s.total) / median(s.first))} x |`
-  const text = [
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:size\`.`,
-    '',
-    `| orders in the organization | first page p50 ms | page ${DEEP_PAGE.toLocaleString('en')} p50 ms | page ${DEEP_PAGE.toLocaleString('en')} / first | first page, \`status=paid\`, p50 ms | first page with \`include_total\` p50 ms | \`include_total\` / first |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...servers.map(row),
-    '',
-    `- The slowest of the six p50s (first page and page ${DEEP_PAGE.toLocaleString('en')}, at ${SIZES.map((n) => n.toLocaleString('en')).join(', ')} orders) is **${Math.round(100 * (spread - 1))}% above the fastest** (target: within 20%): **${met ? 'met' : 'missed'}**.`,
-    `- Apart: across the sizes the first page's p50s are within ${pct(servers.map((s) => median(s.first)))}% of each other and page ${DEEP_PAGE.toLocaleString('en')}'s within ${pct(servers.map((s) => median(s.deep)))}%; at each size page ${DEEP_PAGE.toLocaleString('en')} takes ${servers.map((s) => `${Math.round((100 * median(s.deep)) / median(s.first))}%`).join(', ')} of the first page's time.`,
-    `- \`include_total=true\` at ${big.orders.toLocaleString('en')} orders: p50 **${median(big.total).toFixed(1)} ms** (it counts every order of the organization, on each request).`,
-    `- The machine (${cpus().length} cores) was busy ${busyCores.toFixed(2)} cores on average during the measured rounds, this process and the server under test included: the figures are latencies on a shared machine; compare the rows of one run.`,
-    '',
-    `Data: one organization with 10,000, 100,000 and 1,000,000 orders (one database each, built with prepared inserts in one transaction into a database the product migrated; no events). Each size has its own server with \`--no-cache\`. Requests: \`GET ${LIST}\` (newest first), the same with \`status=paid\`, and page ${DEEP_PAGE.toLocaleString('en')}, its cursor found by following \`next\` from the first page once (at 10,000 orders it is the last page); one request at a time, ${ROUNDS} rounds alternating between the servers, ${ROUNDS * PER_ROUND} requests of each page (and of the filtered first page) and ${ROUNDS * TOTAL_PER_ROUND} with \`include_total=true\` per size. Latency is the client's, over loopback HTTP.`,
-  ].join('\n')
-  console.log(text)
-  writeResults(DOC, 'size', text)
-} finally {
-  for (const s of servers) await s.server.stop()
+export interface SizeResult {
+  /** The slowest of the six p50s over the fastest (first page and page 1,000 at each size). */
+  spread: number
+  /** include_total's p50 at the largest size, in ms. */
+  totalMs: number
 }
+
+/** Runs the size benchmark, writes its block of docs/performance.md, and returns its verdict's figures. */
+export async function runSize(): Promise<SizeResult> {
+  const servers: Sized[] = []
+  try {
+    for (const orders of SIZES) servers.push(await sized(orders))
+    // Warm-up: the pages and the count once through each server.
+    for (const s of servers) {
+      for (let i = 0; i < 20; i++) await timed(s, LIST)
+      for (let i = 0; i < 20; i++) await timed(s, PAID)
+      for (let i = 0; i < 20; i++) await timed(s, s.deepPath)
+      await timed(s, `${LIST}&include_total=true`)
+    }
+    const machine = machineBusySeconds()
+    const started = performance.now()
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < servers.length; i++) {
+        const s = servers[(r + i) % servers.length]!
+        // The two pages interleaved, so a slow spell weighs on both.
+        for (let k = 0; k < PER_ROUND; k++) {
+          s.first.push((await timed(s, LIST)).ms)
+          s.paid.push((await timed(s, PAID)).ms)
+          s.deep.push((await timed(s, s.deepPath)).ms)
+        }
+        for (let k = 0; k < TOTAL_PER_ROUND; k++) {
+          const { ms, body } = await timed(s, `${LIST}&include_total=true`)
+          s.total.push(ms)
+          s.totalValue = (body as { pagination: { total: number } }).pagination.total
+        }
+      }
+      log(`round ${r + 1} of ${ROUNDS}`)
+    }
+    const busyCores = (machineBusySeconds() - machine) / ((performance.now() - started) / 1000)
+    for (const s of servers)
+      if (s.totalValue !== s.orders) throw new Error(`${s.orders}: include_total counted ${s.totalValue}`)
+    const p50s = servers.flatMap((s) => [median(s.first), median(s.deep)])
+    const spread = Math.max(...p50s) / Math.min(...p50s)
+    const met = spread <= 1.2
+    const pct = (values: number[]) => Math.round(100 * (Math.max(...values) / Math.min(...values) - 1))
+    const big = servers.at(-1)!
+    const row = (s: Sized) =>
+      `| ${s.orders.toLocaleString('en')} | ${median(s.first).toFixed(2)} | ${median(s.deep).toFixed(2)} | ${Math.round((100 * median(s.deep)) / median(s.first))}% | ${median(s.paid).toFixed(2)} | ${median(s.total).toFixed(1)} | ${Math.round(median(s.total) / median(s.first))} x |`
+    const text = [
+      `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:size\`.`,
+      '',
+      `| orders in the organization | first page p50 ms | page ${DEEP_PAGE.toLocaleString('en')} p50 ms | page ${DEEP_PAGE.toLocaleString('en')} / first | first page, \`status=paid\`, p50 ms | first page with \`include_total\` p50 ms | \`include_total\` / first |`,
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...servers.map(row),
+      '',
+      `- The slowest of the six p50s (first page and page ${DEEP_PAGE.toLocaleString('en')}, at ${SIZES.map((n) => n.toLocaleString('en')).join(', ')} orders) is **${Math.round(100 * (spread - 1))}% above the fastest** (target: within 20%): **${met ? 'met' : 'missed'}**.`,
+      `- Apart: across the sizes the first page's p50s are within ${pct(servers.map((s) => median(s.first)))}% of each other and page ${DEEP_PAGE.toLocaleString('en')}'s within ${pct(servers.map((s) => median(s.deep)))}%; at each size page ${DEEP_PAGE.toLocaleString('en')} takes ${servers.map((s) => `${Math.round((100 * median(s.deep)) / median(s.first))}%`).join(', ')} of the first page's time.`,
+      `- \`include_total=true\` at ${big.orders.toLocaleString('en')} orders: p50 **${median(big.total).toFixed(1)} ms** (it counts every order of the organization, on each request).`,
+      `- The machine (${cpus().length} cores) was busy ${busyCores.toFixed(2)} cores on average during the measured rounds, this process and the server under test included: the figures are latencies on a shared machine; compare the rows of one run.`,
+      '',
+      `Data: one organization with 10,000, 100,000 and 1,000,000 orders (one database each, built with prepared inserts in one transaction into a database the product migrated; no events). Each size has its own server with \`--no-cache\`. Requests: \`GET ${LIST}\` (newest first), the same with \`status=paid\`, and page ${DEEP_PAGE.toLocaleString('en')}, its cursor found by following \`next\` from the first page once (at 10,000 orders it is the last page); one request at a time, ${ROUNDS} rounds alternating between the servers, ${ROUNDS * PER_ROUND} requests of each page (and of the filtered first page) and ${ROUNDS * TOTAL_PER_ROUND} with \`include_total=true\` per size. Latency is the client's, over loopback HTTP.`,
+    ].join('\n')
+    console.log(text)
+    writeResults(DOC, 'size', text)
+    return { spread, totalMs: median(big.total) }
+  } finally {
+    for (const s of servers) await s.server.stop()
+  }
+}
+
+if (import.meta.main) await runSize()
