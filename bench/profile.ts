@@ -1,8 +1,10 @@
 /**
- * Where the product's time goes on the two benchmarked requests, without the network: runs each
- * through the app in process under Bun's CPU profiler and prints the biggest shares.
+ * Where the product's time goes on the benchmarked requests, without the network: runs each
+ * through the app in process under Bun's CPU profiler and prints the biggest shares. `graphql` is
+ * the list's GraphQL twin (bench/graphql.ts), `rest-nocache` and `graphql-nocache` the two without
+ * the response cache.
  *
- * Run: node_modules/.bin/bun bench/profile.ts (reuses the benchmark's database)
+ * Run: node_modules/.bin/bun bench/profile.ts [list|get|graphql|...] (reuses the benchmark's database)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,11 +15,18 @@ import { openDatabase } from '../server/store/sqlite/db.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
 import { benchTenant, DATABASE_FILE, ensureDatabase } from './build-database.ts'
 import { summarizeProfile } from './cpu-profile.ts'
+import { graphqlListBody } from './graphql.ts'
 import { BUN } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 // Enough that start-up (module loading, also sampled) is a small part of each profile.
-const REQUESTS = { list: 60_000, get: 300_000 } as const
+const REQUESTS = {
+  list: 60_000,
+  get: 300_000,
+  graphql: 30_000,
+  'list-nocache': 30_000,
+  'graphql-nocache': 30_000,
+} as const
 type Key = keyof typeof REQUESTS
 const SHOWN = 14
 
@@ -32,6 +41,7 @@ async function profileChild(key: Key): Promise<void> {
     // and a limiter that counts every request but refuses none.
     logger: createLogger('info', () => {}),
     rateLimit: 1_000_000_000,
+    ...(key.endsWith('-nocache') ? { cacheMb: 0 } : {}),
   })
   const tokenResponse = await app.fetch(
     new Request('http://127.0.0.1/oauth/token', {
@@ -44,12 +54,22 @@ async function profileChild(key: Key): Promise<void> {
     }),
   )
   const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
-  const url =
-    key === 'list'
+  const graphql = key.startsWith('graphql')
+  const url = graphql
+    ? 'http://127.0.0.1/graphql'
+    : key.startsWith('list')
       ? 'http://127.0.0.1/api/v1/orders?status=paid&limit=20'
       : `http://127.0.0.1/api/v1/orders/${tenant.orderIds[0]}`
+  const init = (): RequestInit =>
+    graphql
+      ? {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: graphqlListBody,
+        }
+      : { headers: { Authorization: `Bearer ${token}` } }
   const once = async () => {
-    const response = await app.fetch(new Request(url, { headers: { Authorization: `Bearer ${token}` } }))
+    const response = await app.fetch(new Request(url, init()))
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
     await response.text()
   }
@@ -63,11 +83,14 @@ async function profileChild(key: Key): Promise<void> {
 async function profileEndpoint(key: Key): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'))
   try {
-    const child = Bun.spawnSync([BUN, '--cpu-prof', `--cpu-prof-dir=${dir}`, 'bench/profile.ts', key], {
-      cwd: ROOT,
-      stdout: 'inherit',
-      stderr: 'inherit',
-    })
+    const child = Bun.spawnSync(
+      [BUN, '--cpu-prof', `--cpu-prof-dir=${dir}`, 'bench/profile.ts', key, '--child'],
+      {
+        cwd: ROOT,
+        stdout: 'inherit',
+        stderr: 'inherit',
+      },
+    )
     if (child.exitCode !== 0) throw new Error(`profiling ${key} failed`)
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
     if (!file) throw new Error('bun wrote no .cpuprofile')
@@ -86,9 +109,12 @@ async function profileEndpoint(key: Key): Promise<void> {
   }
 }
 
-const key = process.argv[2]
-if (key === 'list' || key === 'get') await profileChild(key)
+const [key, child] = process.argv.slice(2)
+const isKey = (k: string | undefined): k is Key => k !== undefined && k in REQUESTS
+if (isKey(key) && child === '--child') await profileChild(key)
 else {
+  if (key !== undefined && !isKey(key))
+    throw new Error(`usage: bun bench/profile.ts [${Object.keys(REQUESTS).join('|')}]`)
   await ensureDatabase(join(ROOT, DATABASE_FILE), (line) => console.log(`profile: ${line}`))
-  for (const k of ['list', 'get'] as const) await profileEndpoint(k)
+  for (const k of key ? [key] : (['list', 'get'] as const)) await profileEndpoint(k)
 }

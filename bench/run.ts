@@ -16,6 +16,7 @@ import {
   ORGS,
 } from './build-database.ts'
 import { writeResults } from './doc.ts'
+import { benchGraphQL } from './graphql.ts'
 import type { LoadTool } from './load.ts'
 import { measureEndpoint, type Schedule } from './measure.ts'
 import { postgresBench } from './postgres.ts'
@@ -179,6 +180,7 @@ async function main(argv: string[]): Promise<number> {
       for (const m of measured) log(`${m.server} ${endpoint.label}: ${m.load.rps.toFixed(0)} req/s`)
       measurements.push(...measured)
     }
+    const graphql = await benchGraphQL(servers.slice(0, 2), token, schedule, log)
     console.log(`\n${textTable(measurements, ENDPOINTS)}\n`)
     writeResults(
       join(ROOT, 'docs/performance.md'),
@@ -190,6 +192,8 @@ async function main(argv: string[]): Promise<number> {
           : 'by `npm run bench`',
       ),
     )
+    graphql.write(join(ROOT, 'docs/performance.md'), onPostgres ? 'postgres' : tool)
+    console.log(`\n${graphql.text}\n`)
     log('wrote docs/performance.md')
     const missed = verdicts(measurements, ENDPOINTS).filter((v) => !v.met)
     for (const v of missed)
