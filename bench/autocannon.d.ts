@@ -12,7 +12,9 @@ declare module 'autocannon' {
     connections?: number
     duration?: number
     headers?: Record<string, string>
-    requests?: { setupRequest?: (request: AutocannonRequest) => AutocannonRequest }[]
+    requests?: (AutocannonRequest & {
+      setupRequest?: (request: AutocannonRequest) => AutocannonRequest
+    })[]
   }
 
   interface AutocannonResult {

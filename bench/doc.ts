@@ -11,6 +11,7 @@ export type Section =
   | 'targets'
   | 'targets-wrk'
   | 'targets-postgres'
+  | `graphql-${LoadTool | 'postgres'}`
 
 const markers = (tool: Section) => ({
   start: `<!-- bench:${tool}:start -->`,

@@ -12,6 +12,9 @@ export interface LoadOptions {
   /** The path of the n-th request; lets GET by id rotate through a set of ids. */
   path: (n: number) => string
   headers: Record<string, string>
+  /** GET when left out; a body is sent with every request. */
+  method?: 'GET' | 'POST'
+  body?: string
   connections: number
   durationS: number
 }
@@ -73,7 +76,13 @@ async function runAutocannon(options: LoadOptions): Promise<LoadSample> {
     connections: options.connections,
     duration: options.durationS,
     headers: options.headers,
-    requests: [{ setupRequest: (request) => ({ ...request, path: options.path(n++) }) }],
+    requests: [
+      {
+        method: options.method ?? 'GET',
+        ...(options.body === undefined ? {} : { body: options.body }),
+        setupRequest: (request) => ({ ...request, path: options.path(n++) }),
+      },
+    ],
   })
   // autocannon's own histogram has 1 ms resolution, too coarse for sub-millisecond answers.
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {

@@ -1,4 +1,11 @@
-import { type LoadOptions, type LoadSample, type LoadTool, runLoad, summarize } from './load.ts'
+import {
+  type LoadOptions,
+  type LoadResult,
+  type LoadSample,
+  type LoadTool,
+  runLoad,
+  summarize,
+} from './load.ts'
 import { machineBusySeconds, type ServerProcess } from './processes.ts'
 import type { Endpoint, Measurement, ServerName } from './report.ts'
 
@@ -40,17 +47,26 @@ async function measuredRound(server: ServerProcess, load: LoadOptions, tally: Ta
   tally.samples.push(sample)
 }
 
+/** One request shape on one server: a row of an alternating measurement. */
+export interface Workload {
+  server: ServerProcess
+  request: Pick<LoadOptions, 'path' | 'headers' | 'method' | 'body'>
+}
+
+export interface WorkloadResult {
+  load: LoadResult
+  /** CPU used during the measured rounds, in cores. */
+  serverCores: number
+  loadGeneratorCores: number
+  otherCores: number
+}
+
 /**
- * One endpoint on every server: a warm-up each, then short rounds that alternate between them
- * (and rotate which goes first), so a slow spell of this shared machine weighs on all alike.
+ * Several workloads: a warm-up each, then short rounds that alternate between them (and rotate
+ * which goes first), so a slow spell of this shared machine weighs on all alike.
  */
-export async function measureEndpoint(
-  endpoint: Endpoint,
-  servers: ServerProcess[],
-  request: { path: (n: number) => string; headers: Record<string, string> },
-  schedule: Schedule,
-): Promise<Measurement[]> {
-  const options = (server: ServerProcess, durationS: number): LoadOptions => ({
+export async function measureWorkloads(workloads: Workload[], schedule: Schedule): Promise<WorkloadResult[]> {
+  const options = ({ server, request }: Workload, durationS: number): LoadOptions => ({
     tool: schedule.tool,
     url: server.url,
     ...(server.urls ? { urls: server.urls } : {}),
@@ -58,25 +74,39 @@ export async function measureEndpoint(
     connections: schedule.connections,
     durationS,
   })
-  for (const server of servers) await runLoad(options(server, schedule.warmupS))
-  const tallies = servers.map(emptyTally)
+  for (const workload of workloads) await runLoad(options(workload, schedule.warmupS))
+  const tallies = workloads.map(emptyTally)
   for (let round = 0; round < schedule.rounds; round++) {
-    for (let i = 0; i < servers.length; i++) {
-      const at = (round + i) % servers.length
-      await measuredRound(servers[at]!, options(servers[at]!, schedule.roundS), tallies[at]!)
+    for (let i = 0; i < workloads.length; i++) {
+      const at = (round + i) % workloads.length
+      const workload = workloads[at]!
+      await measuredRound(workload.server, options(workload, schedule.roundS), tallies[at]!)
     }
   }
-  return servers.map((server, i) => {
-    const tally = tallies[i]!
-    return {
-      endpoint,
-      server: server.name as ServerName,
-      load: summarize(tally.samples),
-      peakRss: server.peakRss(),
-      startRss: server.startRss,
-      serverCores: tally.serverCpuS / tally.wallS,
-      loadGeneratorCores: tally.loadGeneratorCpuS / tally.wallS,
-      otherCores: Math.max(0, tally.machineCpuS - tally.serverCpuS - tally.loadGeneratorCpuS) / tally.wallS,
-    }
-  })
+  return tallies.map((tally) => ({
+    load: summarize(tally.samples),
+    serverCores: tally.serverCpuS / tally.wallS,
+    loadGeneratorCores: tally.loadGeneratorCpuS / tally.wallS,
+    otherCores: Math.max(0, tally.machineCpuS - tally.serverCpuS - tally.loadGeneratorCpuS) / tally.wallS,
+  }))
+}
+
+/** One endpoint on every server, alternating between them (measureWorkloads). */
+export async function measureEndpoint(
+  endpoint: Endpoint,
+  servers: ServerProcess[],
+  request: { path: (n: number) => string; headers: Record<string, string> },
+  schedule: Schedule,
+): Promise<Measurement[]> {
+  const results = await measureWorkloads(
+    servers.map((server) => ({ server, request })),
+    schedule,
+  )
+  return servers.map((server, i) => ({
+    endpoint,
+    server: server.name as ServerName,
+    peakRss: server.peakRss(),
+    startRss: server.startRss,
+    ...results[i]!,
+  }))
 }

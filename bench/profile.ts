@@ -1,10 +1,12 @@
 /**
  * Where the product's time goes on the benchmarked requests, without the network: runs each
- * through the app in process under Bun's CPU profiler and prints the biggest shares. `create` is
+ * through the app in process under Bun's CPU profiler and prints the biggest shares. `graphql` is
+ * the list's GraphQL twin (bench/graphql.ts), `list-nocache` and `graphql-nocache` the two without
+ * the response cache. `create` is
  * `POST /api/v2/orders` with a fresh Idempotency-Key each time, on a copy of the benchmark database
  * with `--durability fast` (so that the sync, the disk's share, does not hide the CPU's).
  *
- * Run: node_modules/.bin/bun bench/profile.ts [list|get|create] (reuses the benchmark's database)
+ * Run: node_modules/.bin/bun bench/profile.ts [list|get|create|graphql|...] (reuses the benchmark's database)
  */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,11 +17,19 @@ import { openDatabase } from '../server/store/sqlite/db.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
 import { benchTenant, DATABASE_FILE, ensureDatabase } from './build-database.ts'
 import { summarizeProfile } from './cpu-profile.ts'
+import { graphqlListBody } from './graphql.ts'
 import { BUN } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 // Enough that start-up (module loading, also sampled) is a small part of each profile.
-const REQUESTS = { list: 60_000, get: 300_000, create: 20_000 } as const
+const REQUESTS = {
+  list: 60_000,
+  get: 300_000,
+  create: 20_000,
+  graphql: 30_000,
+  'list-nocache': 30_000,
+  'graphql-nocache': 30_000,
+} as const
 const KEYS = Object.keys(REQUESTS) as Key[]
 type Key = keyof typeof REQUESTS
 const SHOWN = 14
@@ -41,6 +51,7 @@ async function profileChild(key: Key): Promise<void> {
     // and a limiter that counts every request but refuses none.
     logger: createLogger('info', () => {}),
     rateLimit: 1_000_000_000,
+    ...(key.endsWith('-nocache') ? { cacheMb: 0 } : {}),
   })
   const tokenResponse = await app.fetch(
     new Request('http://127.0.0.1/oauth/token', {
@@ -63,7 +74,14 @@ async function profileChild(key: Key): Promise<void> {
   const create = JSON.stringify({ userId, amount: { value: 4200, currency: 'EUR' } })
   const request = (): Request => {
     const headers = { Authorization: `Bearer ${token}` }
-    if (key === 'list') return new Request('http://127.0.0.1/api/v1/orders?status=paid&limit=20', { headers })
+    if (key.startsWith('graphql'))
+      return new Request('http://127.0.0.1/graphql', {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: graphqlListBody,
+      })
+    if (key.startsWith('list'))
+      return new Request('http://127.0.0.1/api/v1/orders?status=paid&limit=20', { headers })
     if (key === 'get') return new Request(`http://127.0.0.1/api/v1/orders/${tenant.orderIds[0]}`, { headers })
     return new Request('http://127.0.0.1/api/v2/orders', {
       method: 'POST',
@@ -120,5 +138,5 @@ if (key !== undefined && !KEYS.includes(key as Key))
 if (child === '--child') await profileChild(key as Key)
 else {
   await ensureDatabase(join(ROOT, DATABASE_FILE), (line) => console.log(`profile: ${line}`))
-  for (const k of key ? [key as Key] : KEYS) await profileEndpoint(k)
+  for (const k of key ? [key as Key] : (['list', 'get', 'create'] as const)) await profileEndpoint(k)
 }

@@ -1,11 +1,16 @@
 -- Loaded by bench/wrk.ts: cycles through the paths given after "--" (pre-formatted, so building
--- requests costs nothing during the run) and prints the results as one JSON line.
+-- requests costs nothing during the run) and prints the results as one JSON line. The arguments may
+-- start with "--method M --body B": every request then has that method and body.
 local requests = {}
 local n = 0
 
 function init(args)
-  for i, path in ipairs(args) do
-    requests[i] = wrk.format(nil, path)
+  local method, body, first = nil, nil, 1
+  if args[1] == "--method" then
+    method, body, first = args[2], args[4], 5
+  end
+  for i = first, #args do
+    requests[#requests + 1] = wrk.format(method, args[i], nil, body)
   end
 end
 

@@ -42,7 +42,10 @@ export async function runWrk(options: LoadOptions): Promise<LoadSample> {
   const headers = Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`])
   // One thread: with two cores, the other one belongs to the server under load.
   const argv = ['wrk', '-t1', `-c${options.connections}`, `-d${options.durationS}s`, ...headers]
-  const child = Bun.spawn([...argv, '-s', SCRIPT, options.url, '--', ...paths], {
+  // A method and body for every request go first, as `--method M --body B` (read by the script).
+  const request =
+    options.body === undefined ? [] : ['--method', options.method ?? 'POST', '--body', options.body]
+  const child = Bun.spawn([...argv, '-s', SCRIPT, options.url, '--', ...request, ...paths], {
     stdout: 'pipe',
     stderr: 'pipe',
   })

@@ -74,9 +74,10 @@ export interface App {
 
 /**
  * GraphQL reads its own JSON; the checks of every JSON body (server/http/json-text.ts: depth,
- * repeated member names) hold on the whole request there too, variables included.
+ * repeated member names) hold on the whole request there too, variables included. A POST's JSON
+ * text comes back with the request, which GraphQL then parses without reading the body again.
  */
-async function jsonChecked(request: Request): Promise<Request> {
+async function jsonChecked(request: Request): Promise<[Request, string?]> {
   if (request.method === 'GET') {
     // GraphQL over GET carries its JSON in the query string; it is held to the same checks, as
     // members of the request object a POST would send (so the paths and depths read alike).
@@ -85,18 +86,12 @@ async function jsonChecked(request: Request): Promise<Request> {
       const value = params.get(name)
       if (value !== null) checkJsonText(`{${JSON.stringify(name)}:${value}}`)
     }
-    return request
+    return [request]
   }
-  if (request.method !== 'POST' || !isJsonType(request.headers.get('content-type'))) return request
+  if (request.method !== 'POST' || !isJsonType(request.headers.get('content-type'))) return [request]
   const text = await request.text()
   checkJsonText(text)
-  // The signal goes along: an event stream ends when its client goes away.
-  return new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: text,
-    signal: request.signal,
-  })
+  return [request, text]
 }
 
 /** Builds the whole HTTP application over one database. */
@@ -178,7 +173,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
   app.all(
     '/graphql',
-    async ({ request }) => (graphql ?? (await loadGraphQL())).fetch(await jsonChecked(request)),
+    async ({ request }) => (graphql ?? (await loadGraphQL())).fetch(...(await jsonChecked(request))),
     { parse: 'none' },
   )
   for (const route of app.routes) {

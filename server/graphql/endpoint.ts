@@ -1,5 +1,6 @@
 import type { Server, WebSocketHandler } from 'bun'
-import { createYoga, type YogaLogger } from 'graphql-yoga'
+import { GraphQLError } from 'graphql'
+import { createYoga, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import type { RequestQuota } from '../http/rate-limit.ts'
 import type { EngineContext } from '../resources/context.ts'
@@ -22,8 +23,11 @@ export interface GraphQLOptions {
 }
 
 export interface GraphQLEndpoint {
-  /** `/graphql` over HTTP: POST, GET (queries), and subscriptions as Server-Sent Events. */
-  fetch: (request: Request) => Promise<Response>
+  /**
+   * `/graphql` over HTTP: POST, GET (queries), and subscriptions as Server-Sent Events. `json` is a
+   * JSON POST's body as the edge read and checked it (the request's own body is then used up).
+   */
+  fetch: (request: Request, json?: string) => Promise<Response>
   /** Upgrades `/graphql` WebSocket requests (graphql-transport-ws); false when not one. */
   upgrade: (request: Request, server: Server<SocketData>) => boolean | Promise<boolean>
   websocket: WebSocketHandler<SocketData>
@@ -38,6 +42,42 @@ function logger(log: (error: unknown) => void): YogaLogger {
 }
 
 const ALLOW = 'GET, POST, OPTIONS'
+
+/** Where `fetch` hands Yoga a POST's JSON text (in the server context). */
+const CHECKED_JSON = 'checkedJson'
+
+const badBody = (message: string, extensions: Record<string, unknown> = {}) =>
+  new GraphQLError(message, { extensions: { http: { status: 400 }, code: 'BAD_REQUEST', ...extensions } })
+
+/** The GraphQL parameters of a POST's JSON text, with the answers Yoga's own JSON parser gives. */
+function parseParams(text: string): GraphQLParams {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (error) {
+    const { name, message } = error as Error
+    throw badBody('POST body sent invalid JSON.', {
+      http: { spec: true, status: 400 },
+      originalError: { name, message },
+    })
+  }
+  if (body === null || typeof body !== 'object')
+    throw badBody(`POST body is expected to be object but received ${body === null ? body : typeof body}`)
+  return body as GraphQLParams
+}
+
+/**
+ * A JSON POST's body was read and checked by the edge: Yoga's JSON parser, when it is the one
+ * chosen, is replaced by one that parses that text, instead of reading the body a second time.
+ */
+function useCheckedJson(): Plugin {
+  return {
+    onRequestParse({ serverContext, requestParser, setRequestParser }) {
+      const json = (serverContext as Record<string, unknown> | undefined)?.[CHECKED_JSON]
+      if (typeof json === 'string' && requestParser) setRequestParser(() => parseParams(json))
+    },
+  }
+}
 
 /**
  * The GraphQL endpoint: graphql-yoga 5 over the generated schema, with the contract's error codes,
@@ -63,14 +103,16 @@ export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
     // CORS belongs to the HTTP edge, the same for every path.
     cors: false,
     logging: logger(log),
-    plugins: [useContractErrorCodes(), ...limitPlugins(production)],
+    // The edge limits every body (server/http/limits.ts); a second limit would copy the stream.
+    maxRequestBodySize: false,
+    plugins: [useCheckedJson(), useContractErrorCodes(), ...limitPlugins(production)],
   })
   const sockets = graphqlWebSocket({ yoga, engine, verifier, limiter: options.limiter, log })
   return {
-    fetch: async (request) => {
+    fetch: async (request, json) => {
       // Preflights carry no token; the answer lists what the endpoint takes.
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: ALLOW } })
-      return yoga.fetch(request)
+      return json === undefined ? yoga.fetch(request) : yoga.fetch(request, { [CHECKED_JSON]: json })
     },
     upgrade: sockets.upgrade,
     websocket: sockets.handler,

@@ -28,10 +28,22 @@ interface ArgParam {
   param: string
 }
 
+const paramsCache = new WeakMap<Resource, Map<boolean, ArgParam[]>>()
+
+/** The filter arguments of a resource's list and their REST names; worked out once per resource. */
 function paramsOf(resource: Resource, nested: boolean): ArgParam[] {
-  const own = filterParams(resource).filter((p) => !(nested && p.field === resource.parent?.field))
-  const list = own.map((p) => ({ arg: argumentName(p.name), param: p.name }))
-  if (resource.searchable.length > 0) list.push({ arg: 'q', param: 'q' })
+  let byNesting = paramsCache.get(resource)
+  if (!byNesting) {
+    byNesting = new Map()
+    paramsCache.set(resource, byNesting)
+  }
+  let list = byNesting.get(nested)
+  if (!list) {
+    const own = filterParams(resource).filter((p) => !(nested && p.field === resource.parent?.field))
+    list = own.map((p) => ({ arg: argumentName(p.name), param: p.name }))
+    if (resource.searchable.length > 0) list.push({ arg: 'q', param: 'q' })
+    byNesting.set(nested, list)
+  }
   return list
 }
 
