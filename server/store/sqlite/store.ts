@@ -14,34 +14,14 @@ import { sqliteExecutors } from './transactions.ts'
  *
  * `stamp(orgId)` is exact: this process bumps an organization's counter as it appends one of its
  * events (every change of a record appends one in its transaction, and reads wait for an open
- * transaction), and `data_version` moves every organization's stamp when another connection
- * committed. Seeing that also moves `own()`, so the caches of facts (`StampedCache`) drop theirs
- * at once instead of at their next poll.
- *
- * `data_version` costs about 2 µs (a read transaction), on every cached answer. So it is asked
- * only when the WAL index's header, which every commit of any connection rewrites (its change
- * counter, frame count and checksums, in the `-shm` file all connections map), differs from the
- * copy taken just before it was last asked: an unchanged header means no commit since, and the
- * version it gave still holds. A header caught mid-write differs too, and SQLite's own answer
- * decides. Without a `-shm` file (`:memory:`) every call asks.
+ * transaction), and `data_version`, read on every call (about 2 µs), moves every organization's
+ * stamp when another connection committed. Seeing that also moves `own()`, so the caches of facts
+ * (`StampedCache`) drop theirs at once instead of at their next poll.
  */
 function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string) => void } {
   const own = db.query('SELECT total_changes() AS n')
   const others = db.query('PRAGMA data_version')
-  let version = 0
-  /** Mapped after the first `data_version` (which makes sure the `-shm` file exists); null if it cannot be. */
-  let header: Uint32Array | null | undefined
-  // All zeros until copied, so the first look after mapping asks again.
-  const seen = new Uint32Array(WAL_INDEX_HEADER_WORDS)
-  const dataVersion = () => {
-    if (header) {
-      if (sameWords(header, seen)) return version
-      seen.set(header)
-    }
-    version = (others.get() as { data_version: number }).data_version
-    if (header === undefined) header = walIndexHeader(db)
-    return version
-  }
+  const dataVersion = () => (others.get() as { data_version: number }).data_version
   let tick = 0
   let seenVersion = -1
   let othersAt = 0
@@ -66,26 +46,6 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
       orgs.set(orgId, ++tick)
     },
   }
-}
-
-/** The WAL index header: its first copy, 48 bytes (https://www.sqlite.org/walformat.html). */
-const WAL_INDEX_HEADER_WORDS = 12
-
-/** The live header in this database's shared `-shm` mapping, or null where there is none. */
-function walIndexHeader(db: Database): Uint32Array | null {
-  if (db.filename === '' || db.filename === ':memory:') return null
-  try {
-    const shm = Bun.mmap(`${db.filename}-shm`, { shared: true })
-    if (shm.byteLength < WAL_INDEX_HEADER_WORDS * 4) return null
-    return new Uint32Array(shm.buffer, shm.byteOffset, WAL_INDEX_HEADER_WORDS)
-  } catch {
-    return null
-  }
-}
-
-function sameWords(a: Uint32Array, b: Uint32Array): boolean {
-  for (let i = 0; i < WAL_INDEX_HEADER_WORDS; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN IMMEDIATE`. */
