@@ -45,7 +45,7 @@ export function queryHandler(
     rejectUnknownParams(url.searchParams, new Set(body.mediaType === 'application/jsonpath' ? ['limit'] : []))
     const limit = body.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
     const target = targetOf(params)
-    const parsed = parseQuery(body, target, limit)
+    const parsed = await parseQuery(body, target, limit)
     const now = engine.clock()
     const { query, created } = await storeQuery(
       engine.store,
@@ -99,13 +99,16 @@ async function loadQuery(engine: EngineContext, principal: Principal, id: string
 }
 
 /** A stored query parsed again, with the target and the scopes running it needs. */
-function reparse(prefix: string, query: StoredQuery): { target: QueryTarget; parsed: ParsedQuery } {
+async function reparse(
+  prefix: string,
+  query: StoredQuery,
+): Promise<{ target: QueryTarget; parsed: ParsedQuery }> {
   const url = new URL(query.target, 'http://stored.invalid')
   // A stored query is the same query in every version (GET /api/v2/queries/{id} answers in v2's shape).
   const target = targetOfPath(versionOfPath(url.pathname)?.prefix ?? prefix, url.pathname)
   if (!target) throw notFound('No stored query with this id.')
   const limit = query.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
-  const parsed = parseQuery({ mediaType: query.mediaType as never, text: query.body }, target, limit)
+  const parsed = await parseQuery({ mediaType: query.mediaType as never, text: query.body }, target, limit)
   return { target, parsed }
 }
 
@@ -137,7 +140,7 @@ export function storedQueryTable(
         throw badRequest('Use cursor or after, not both.', [
           { field: 'after', message: 'cannot be combined with cursor' },
         ])
-      const { target, parsed } = reparse(prefix, query)
+      const { target, parsed } = await reparse(prefix, query)
       const continuation: Continuation = { cursor, after }
       const outcome = await runQuery(engine, principal, parsed, target, url, continuation, version)
       const now = engine.clock()
@@ -147,7 +150,7 @@ export function storedQueryTable(
     DELETE: async ({ url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())
       const query = await loadQuery(engine, principal, params.id!)
-      requireReadScope(principal, reparse(prefix, query).parsed)
+      requireReadScope(principal, (await reparse(prefix, query)).parsed)
       await forgetQuery(engine.store, query.id)
       return noContent()
     },
@@ -171,7 +174,7 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
       if (result.orgId !== principal.orgId)
         throw new ApiError('FORBIDDEN', 'This stored result belongs to another organization.')
       const query = await loadQuery(engine, principal, result.queryId)
-      const collection = requireReadScope(principal, reparse(prefix, query).parsed)
+      const collection = requireReadScope(principal, (await reparse(prefix, query)).parsed)
       // The stored answer is what its maker saw: on the event log, events of any collection it read.
       if (collection) requireWholeView(principal, collection)
       const seconds = Math.max(0, Math.floor((Date.parse(result.expiresAt) - now) / 1000))

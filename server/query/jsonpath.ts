@@ -7,10 +7,6 @@ import { malformed, unprocessable } from './media.ts'
 
 /** Longest JSONPath body, in characters. */
 export const MAX_JSONPATH_LENGTH = 2000
-/** Most records a JSONPath query may evaluate in memory in one request (docs/query.md). */
-export const MAX_MEMORY_RECORDS = 1000
-/** Most nodes a path evaluated over the whole collection may select. */
-export const MAX_MEMORY_NODES = 10_000
 /** Absolute queries (`$` inside a filter) allowed in one path: each one reads the whole array. */
 export const MAX_ROOT_QUERIES = 1
 
@@ -34,7 +30,7 @@ environment.functionRegister.set('search', linearSearch)
  * over the collection's records and never looks at the whole array, so the store pages through the
  * records (`where` pushed down to SQL, `exact` when nothing is left to test in memory) and each
  * record contributes the nodes the path selects from it. `memory`: any other path, evaluated over
- * the whole collection, which may then hold at most MAX_MEMORY_RECORDS records.
+ * the whole collection, which may then hold at most MAX_MEMORY_RECORDS (run.ts) records.
  */
 export interface JsonPathPlan {
   resource: Resource

@@ -20,13 +20,30 @@ import { overTime } from '../resources/scan.ts'
 import { type ApiVersion, changedFields, fromBase, V1 } from '../versions/versions.ts'
 import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
-import { type JsonPathPlan, MAX_MEMORY_NODES, MAX_MEMORY_RECORDS, parseJsonPathBody } from './jsonpath.ts'
+import type { JsonPathPlan } from './jsonpath.ts'
 import { MalformedBodyError, type QueryBody, unprocessable } from './media.ts'
-import { parseSqlBody } from './sql.ts'
 import type { QueryTarget } from './target.ts'
 
 /** Wall-clock budget of one QUERY's in-memory work, in milliseconds (503 past it). */
 export const QUERY_TIME_BUDGET_MS = 2000
+/** Most records a JSONPath query may evaluate in memory in one request (docs/query.md). */
+export const MAX_MEMORY_RECORDS = 1000
+/** Most nodes a path evaluated over the whole collection may select. */
+export const MAX_MEMORY_NODES = 10_000
+
+// The SQL parser (sql-parser-cst, 6.5 MB of JavaScript) and the JSONPath one (json-p3 and re2js)
+// load with the first body that needs them: a server never sent one does not hold them
+// (docs/performance.md, "Memory").
+let sqlParser: Promise<typeof import('./sql.ts')> | undefined
+let jsonPathParser: Promise<typeof import('./jsonpath.ts')> | undefined
+const loadSqlParser = () => {
+  sqlParser ??= import('./sql.ts')
+  return sqlParser
+}
+const loadJsonPathParser = () => {
+  jsonPathParser ??= import('./jsonpath.ts')
+  return jsonPathParser
+}
 
 /** A QUERY body, parsed and checked, ready to run (and to run again from its stored copy). */
 export type ParsedQuery =
@@ -53,21 +70,26 @@ export interface Continuation {
  * is 400; one that is well formed but cannot be run is 422 (RFC 10008 §2), so the 400s the shared
  * parameter parsers raise for GET become 422 here.
  */
-export function parseQuery(body: QueryBody, target: QueryTarget, limit?: number): ParsedQuery {
-  return unprocessableContent(() => {
-    const resource = target.kind === 'collection' ? target.resource : undefined
-    switch (body.mediaType) {
-      case 'application/sql': {
+export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: number): Promise<ParsedQuery> {
+  const resource = target.kind === 'collection' ? target.resource : undefined
+  switch (body.mediaType) {
+    case 'application/sql': {
+      const { parseSqlBody } = await loadSqlParser()
+      return unprocessableContent<ParsedQuery>(() => {
         const sql = parseSqlBody(body.text, resource)
         return { kind: 'list', resource: sql.resource, query: sql.query, fields: sql.fields }
-      }
-      case 'application/jsonpath':
-        return {
-          kind: 'jsonpath',
-          plan: parseJsonPathBody(body.text, resource),
-          limit: limit ?? DEFAULT_LIMIT,
-        }
-      default: {
+      })
+    }
+    case 'application/jsonpath': {
+      const { parseJsonPathBody } = await loadJsonPathParser()
+      return unprocessableContent<ParsedQuery>(() => ({
+        kind: 'jsonpath',
+        plan: parseJsonPathBody(body.text, resource),
+        limit: limit ?? DEFAULT_LIMIT,
+      }))
+    }
+    default:
+      return unprocessableContent<ParsedQuery>(() => {
         const json = body.mediaType === 'application/json'
         const params = json ? parseJsonBody(body.text) : parseFormBody(body.text)
         if (!resource) return { kind: 'search', params }
@@ -76,9 +98,8 @@ export function parseQuery(body: QueryBody, target: QueryTarget, limit?: number)
         params.delete('filter')
         const { query, filters, shape } = parseFilteredList(resource, params, filter)
         return { kind: 'list', resource, query, filters, shape }
-      }
-    }
-  })
+      })
+  }
 }
 
 /** Runs a parsed query with the principal's rights; `link` is where `pagination.next` points. */

@@ -223,7 +223,7 @@ describe('the time budget of a QUERY', () => {
     }
     const target = { kind: 'collection' as const, resource }
     for (const path of ["$[?match(@.currency, 'E.R')]", '$..amount']) {
-      const parsed = parseQuery({ mediaType: 'application/jsonpath', text: path }, target)
+      const parsed = await parseQuery({ mediaType: 'application/jsonpath', text: path }, target)
       let thrown: unknown
       try {
         await runQuery(engine, principal, parsed, target, new URL('http://x/api/v1/queries/q'))
