@@ -35,7 +35,7 @@ export interface Ticket {
 type TicketContext = GraphQLContext & { [TICKET]?: Ticket }
 
 /**
- * JSON with every object's members in code-point order of their names, at every depth: two
+ * JSON with every object's members sorted by name, at every depth: two
  * spellings of the same variables (members in another order, other white space) are one text.
  */
 export function canonicalJson(value: unknown): string {
