@@ -166,7 +166,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let loading: Promise<GraphQLEndpoint> | undefined
   const loadGraphQL = () => {
     loading ??= import('./graphql/endpoint.ts').then(({ createGraphQL }) => {
-      graphql = createGraphQL({ engine, verifier, limiter, log, production: options.production })
+      graphql = createGraphQL({ engine, verifier, limiter, log, cache, production: options.production })
       return graphql
     })
     return loading

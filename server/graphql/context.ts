@@ -94,6 +94,11 @@ export interface GraphQLContext {
   /** The caller; throws UNAUTHENTICATED when the request has no valid, unexpired token. */
   principal: () => Principal
   loaders: Loaders
+  /**
+   * Whether the response cache may keep the answer as far as the records shown are concerned:
+   * cleared when one changes without an event (server/graphql/kept-answers.ts).
+   */
+  answer: { keepable: boolean }
 }
 
 /**
@@ -113,5 +118,5 @@ export function operationContext(
       throw fromApiError(unauthorized('the token has expired'))
     return auth.principal
   }
-  return { engine, feed, principal, loaders: new Loaders(engine, principal) }
+  return { engine, feed, principal, loaders: new Loaders(engine, principal), answer: { keepable: true } }
 }

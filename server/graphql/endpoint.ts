@@ -1,12 +1,15 @@
 import type { Server, WebSocketHandler } from 'bun'
 import { GraphQLError } from 'graphql'
 import { createYoga, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga'
-import type { TokenVerifier } from '../auth/tokens.ts'
+import { RESOURCES } from '../../shared/resources/index.ts'
+import type { Principal, TokenVerifier } from '../auth/tokens.ts'
 import type { RequestQuota } from '../http/rate-limit.ts'
+import type { ResponseCache } from '../http/response-cache.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { EventFeed } from '../resources/event-feed.ts'
 import { type Authentication, authenticate, type GraphQLContext, operationContext } from './context.ts'
 import { maskError, useContractErrorCodes } from './errors.ts'
+import { cachedOperation, TICKET, type Ticket, useKeptAnswers } from './kept-answers.ts'
 import { limitPlugins } from './limits.ts'
 import { GRAPHQL_PATH } from './names.ts'
 import { serviceSchema } from './schema.ts'
@@ -18,6 +21,8 @@ export interface GraphQLOptions {
   /** The HTTP edge's quota, which operations over WebSocket count against too; none when off. */
   limiter?: RequestQuota
   log: (error: unknown) => void
+  /** The response cache, which keeps the answers of queries too; undefined under `serve --no-cache`. */
+  cache?: ResponseCache
   /** No introspection, no field suggestions. */
   production?: boolean
 }
@@ -84,7 +89,7 @@ function useCheckedJson(): Plugin {
  * the limits, and authentication by the same bearer tokens as REST.
  */
 export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
-  const { engine, verifier, log } = options
+  const { engine, verifier, log, cache } = options
   const production = options.production ?? false
   const feed = new EventFeed(engine)
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -105,14 +110,28 @@ export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
     logging: logger(log),
     // The edge limits every body (server/http/limits.ts); a second limit would copy the stream.
     maxRequestBodySize: false,
-    plugins: [useCheckedJson(), useContractErrorCodes(), ...limitPlugins(production)],
+    plugins: [
+      useCheckedJson(),
+      useContractErrorCodes(),
+      ...limitPlugins(production),
+      ...(cache ? [useKeptAnswers(RESOURCES)] : []),
+    ],
   })
   const sockets = graphqlWebSocket({ yoga, engine, verifier, limiter: options.limiter, log })
   return {
     fetch: async (request, json) => {
       // Preflights carry no token; the answer lists what the endpoint takes.
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: ALLOW } })
-      return json === undefined ? yoga.fetch(request) : yoga.fetch(request, { [CHECKED_JSON]: json })
+      const run = (principal?: Principal, ticket?: Ticket) => {
+        const server: Record<string, unknown> = {}
+        if (json !== undefined) server[CHECKED_JSON] = json
+        // Verified already: the context need not verify the token again.
+        if (principal !== undefined) server.auth = { principal } satisfies Authentication
+        if (ticket !== undefined) server[TICKET] = ticket
+        return yoga.fetch(request, server)
+      }
+      if (cache === undefined || (request.method !== 'GET' && request.method !== 'POST')) return run()
+      return cachedOperation({ cache, verifier, request, json, run })
     },
     upgrade: sockets.upgrade,
     websocket: sockets.handler,

@@ -25,6 +25,8 @@ function loadNode(kit: TypeKit, ctx: GraphQLContext, id: string): Promise<Entity
   const resource = kit.resourceOf(id)
   // An id of no collection is a record that does not exist, as `order(id: "usr_...")` answers.
   if (!resource) return Promise.reject(notFound(`No record with id ${id.slice(0, 100)}.`))
+  // Its records change without an event, which the response cache's stamp would not see.
+  if (!resource.cacheable) ctx.answer.keepable = false
   return ctx.loaders.node(resource).load(id)
 }
 

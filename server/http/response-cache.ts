@@ -7,15 +7,25 @@ export const DEFAULT_CACHE_MB = 16
 /** What an entry costs beyond its key and body: the entry, its map slot, the tag and date strings. */
 const ENTRY_OVERHEAD = 256
 
+/** A GraphQL query's answer as Yoga serialized it: kept only when it was a 200 without `errors`. */
+export interface OperationAnswer {
+  status: number
+  contentType: string
+  text: string
+  /** Size of `text` in bytes, for Content-Length and the cache's bound. */
+  bytes: number
+}
+
 interface Entry {
   stamp: number
-  answer: Representation
+  answer: Representation | OperationAnswer
   bytes: number
 }
 
 /**
- * Answers of record reads (collection GETs and GET by id), kept per organization, the principal's
- * read scopes, and the path with its query string as sent (the body's `pagination.next` repeats
+ * Answers of record reads (collection GETs and GET by id) and of GraphQL queries, kept per
+ * organization, the principal's read scopes, and the path with its query string as sent (for a
+ * GraphQL query: its request, server/graphql/kept-answers.ts) (the body's `pagination.next` repeats
  * that query string, so two spellings of one query are two entries). Every entry carries the
  * organization's change stamp read before its data (`ChangeSource.stamp`); it answers only while
  * the stamp is still the same, so no answer is ever older than the last committed change, on any
@@ -35,6 +45,19 @@ export class ResponseCache {
 
   /** The entry's key: organization, read scopes, path and query string (the API version is in the path). */
   keyOf(principal: Principal, url: URL): string {
+    return `${this.principalKey(principal)}${url.pathname}${url.search}`
+  }
+
+  /**
+   * A GraphQL request's key: organization, read scopes, then `request`, what else shapes the
+   * answer. It must not start with `/`, which REST's paths do.
+   */
+  operationKeyOf(principal: Principal, request: string): string {
+    return `${this.principalKey(principal)}${request}`
+  }
+
+  /** The organization and read scopes, each followed by a line break. */
+  private principalKey(principal: Principal): string {
     let scopes = this.scopeKeys.get(principal)
     if (scopes === undefined) {
       scopes = [...principal.scopes]
@@ -43,7 +66,7 @@ export class ResponseCache {
         .join(' ')
       this.scopeKeys.set(principal, scopes)
     }
-    return `${principal.orgId}\n${scopes}\n${url.pathname}${url.search}`
+    return `${principal.orgId}\n${scopes}\n`
   }
 
   /** The organization's stamp now; read it before reading what it vouches for. */
@@ -56,8 +79,19 @@ export class ResponseCache {
     return this.entries.has(key)
   }
 
-  /** The kept answer for `key` while `stamp` is still the one it was read under. */
+  /** The kept answer of a record read for `key` while `stamp` is still the one it was read under. */
   get(key: string, stamp: number): Representation | undefined {
+    const answer = this.lookup(key, stamp)
+    return answer !== undefined && 'tag' in answer ? answer : undefined
+  }
+
+  /** The kept answer of a GraphQL query for `key` while `stamp` is still the one it was read under. */
+  operation(key: string, stamp: number): OperationAnswer | undefined {
+    const answer = this.lookup(key, stamp)
+    return answer !== undefined && 'contentType' in answer ? answer : undefined
+  }
+
+  private lookup(key: string, stamp: number): Representation | OperationAnswer | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
     if (entry.stamp !== stamp) {
@@ -71,7 +105,7 @@ export class ResponseCache {
   }
 
   /** Keeps `answer`, read after `stamp`; the least recently used entries make room. */
-  keep(key: string, stamp: number, answer: Representation): void {
+  keep(key: string, stamp: number, answer: Representation | OperationAnswer): void {
     const bytes = key.length + answer.bytes + ENTRY_OVERHEAD
     if (bytes > this.maxBytes / 8) return
     const old = this.entries.get(key)

@@ -2,7 +2,8 @@
  * The response cache never answers with the old state: a write acknowledged by one server is read
  * by another on the next request, while other writers run. Two servers on one database: on SQLite
  * two processes' worth of connections to one file (`npm test`), on PostgreSQL two replicas whose
- * change notifications arrive whenever they do (`npm run test:postgres`).
+ * change notifications arrive whenever they do (`npm run test:postgres`). REST reads and GraphQL
+ * queries alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../server/ops/logger.ts'
@@ -15,6 +16,8 @@ type Page = { data: Order[] }
 
 /** Rounds of write-then-read; each reads a cached answer first, so there is one to go stale. */
 const ROUNDS = onPostgres ? 600 : 1500
+const GRAPHQL_AMOUNTS =
+  'query Amounts($id: ID!) { order(id: $id) { id amount } orders(status: [pending], first: 100) { nodes { id amount } } }'
 
 describe('response cache across servers on one database', () => {
   let server: TestServer
@@ -62,6 +65,24 @@ describe('response cache across servers on one database', () => {
     return (await response.json()) as Order
   }
 
+  /** The order's amount as a GraphQL query reads it, by id and in a list (one cached answer for both). */
+  const graphqlAmounts = async (base: string, id: string) => {
+    const response = await through(base, '/graphql', {
+      method: 'POST',
+      json: { query: GRAPHQL_AMOUNTS, variables: { id } },
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as {
+      data: { order: Order; orders: { nodes: Order[] } }
+      errors?: unknown
+    }
+    expect(body.errors).toBeUndefined()
+    return {
+      one: body.data.order.amount,
+      listed: body.data.orders.nodes.find((o) => o.id === id)?.amount,
+    }
+  }
+
   it('answers a repeated read without running the read again', async () => {
     const order = await newOrder(server.url, 1)
     const path = `/api/v1/orders/${order.id}`
@@ -72,6 +93,15 @@ describe('response cache across servers on one database', () => {
       expect(again.status).toBe(200)
       expect(again.headers.get('etag')).toBe(first.headers.get('etag'))
       expect(await again.json()).toEqual(await first.json())
+    })
+    expect(statements.filter((sql) => /FROM orders/.test(sql))).toEqual([])
+  })
+
+  it('answers a repeated GraphQL query without running it again', async () => {
+    const order = await newOrder(server.url, 3)
+    expect(await graphqlAmounts(second.url, order.id)).toEqual({ one: 3, listed: 3 })
+    const statements = await statementsOf(server.sql, async () => {
+      expect(await graphqlAmounts(second.url, order.id)).toEqual({ one: 3, listed: 3 })
     })
     expect(statements.filter((sql) => /FROM orders/.test(sql))).toEqual([])
   })
@@ -117,6 +147,7 @@ describe('response cache across servers on one database', () => {
         const before = await through(readFrom, path)
         const tag = before.headers.get('etag')!
         await through(readFrom, list)
+        await graphqlAmounts(readFrom, order.id)
         const patched = await through(writeTo, path, { method: 'PATCH', json: { amount: round } })
         expect(patched.status).toBe(200)
         const after = await through(readFrom, path, { headers: { 'If-None-Match': tag } })
@@ -124,6 +155,9 @@ describe('response cache across servers on one database', () => {
         else if (((await after.json()) as Order).amount !== round) stale.push(`round ${round}: GET by id`)
         const page = (await (await through(readFrom, list)).json()) as Page
         if (page.data.find((o) => o.id === order.id)?.amount !== round) stale.push(`round ${round}: list`)
+        const graphql = await graphqlAmounts(readFrom, order.id)
+        if (graphql.one !== round) stale.push(`round ${round}: GraphQL order(id:)`)
+        if (graphql.listed !== round) stale.push(`round ${round}: GraphQL orders`)
       }
     } finally {
       writing = false
