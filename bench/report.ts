@@ -204,7 +204,7 @@ export function markdownResults(all: Measurement[], endpoints: Endpoint[], info:
       const m = all.find((x) => x.server === server)
       const peak = Math.max(...all.filter((x) => x.server === server).map((x) => x.peakRss))
       return m ? `- ${server}: RSS ${mib(m.startRss)} MiB after start, peak ${mib(peak)} MiB.` : ''
-    }),
+    }).filter((line) => line !== ''),
     ...cautions(all, info.cpus),
     '',
     `Machine: ${info.cpus} CPUs (${info.cpuModel}), ${(info.memoryBytes / 1024 ** 3).toFixed(1)} GiB memory, ` +
