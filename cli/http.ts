@@ -22,7 +22,7 @@ const RETRIED: Record<number, string> = {
   504: 'gateway timeout (504)',
 }
 const MAX_WAIT_MS = 60_000
-/** A wait this long or longer is always announced on stderr, piped or not (the third, 2 s plus jitter, included). */
+/** A wait longer than this is always announced on stderr, piped or not. */
 const SILENT_WAIT_MS = 2_000
 
 /** RFC 9110 §10.2.3: seconds, or an HTTP date. */
@@ -144,14 +144,17 @@ export class ApiClient {
 
   /** Waits before a retry, saying so on a terminal, and anywhere when the wait is long. */
   private async wait(reason: string, ms: number): Promise<void> {
-    if (this.io.stderrIsTTY || ms >= SILENT_WAIT_MS)
+    if (this.io.stderrIsTTY || ms > SILENT_WAIT_MS)
       this.io.stderr(`${reason}; retrying in ${Math.max(1, Math.round(ms / 1000))} s\n`)
     await this.io.sleep(ms)
   }
 
-  /** Exponential backoff with jitter, so that many clients do not come back at the same instant. */
+  /**
+   * Exponential backoff with 1-250 ms of jitter, so that many clients do not come back at the same
+   * instant. Never 0: the third wait (2 s and more) is then always announced, even when piped.
+   */
   private backoff(attempt: number): number {
-    return Math.min(MAX_WAIT_MS, 500 * 2 ** attempt) + Math.floor(Math.random() * 250)
+    return Math.min(MAX_WAIT_MS, 500 * 2 ** attempt) + 1 + Math.floor(Math.random() * 250)
   }
 }
 
