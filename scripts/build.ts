@@ -20,7 +20,8 @@ for (const { entry, outfile } of targets) {
     compile: { outfile },
     // What loads on first use (GraphQL, the QUERY parsers, the OpenAPI documents, Swagger UI)
     // goes into chunks of its own inside the executable, parsed only when imported; in one
-    // bundle its code would be parsed at every start (docs/performance.md, "Memory").
+    // bundle its code would be parsed at every start (docs/performance.md, memory under "Where
+    // each target stands, and why").
     splitting: true,
   })
   if (!result.success) {
