@@ -94,18 +94,23 @@ async function rateKey(verifier: TokenVerifier, request: Request): Promise<strin
 
 /**
  * The principal of a bearer token seen before, as it stands now (not revoked, scopes capped by the
- * role); undefined when that takes a look-up or fails, which the route then does and answers.
+ * role): at once while that is cached, else the pending look-up, which the route awaits instead of
+ * starting another; undefined for a token not seen before (the route verifies and answers it).
  */
-function knownPrincipal(verifier: TokenVerifier, request: Request): Principal | undefined {
+function knownPrincipal(
+  verifier: TokenVerifier,
+  request: Request,
+): Principal | Promise<Principal> | undefined {
   const header = request.headers.get('authorization')
   if (header === null) return undefined
   try {
     const principal = verifier.verifyHeader(header)
-    if (!(principal instanceof Promise)) return principal
-    // The route verifies again and answers the failure; this attempt's outcome is not needed.
-    principal.catch(() => {})
-  } catch {}
-  return undefined
+    // A failure is the route's to answer; a request no route takes leaves it unobserved.
+    if (principal instanceof Promise) principal.catch(() => {})
+    return principal
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -149,7 +154,8 @@ export function createEdge(options: EdgeOptions): Edge {
       const state: EdgeState = { url }
       if (url.pathname.startsWith('/api/')) {
         const principal = knownPrincipal(verifier, request)
-        if (principal !== undefined) {
+        if (principal instanceof Promise) state.verifying = principal
+        else if (principal !== undefined) {
           state.principal = principal
           const cached = cache && (request.method === 'GET' || request.method === 'HEAD')
           if (cached) {

@@ -8,6 +8,8 @@ import type { Principal } from '../auth/tokens.ts'
 export interface EdgeState {
   url: URL
   principal?: Principal
+  /** The look-up of a known token's principal the edge started (its revocation or role was not cached). */
+  verifying?: Promise<Principal>
   cached?: { key: string; stamp: number }
 }
 

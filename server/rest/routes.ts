@@ -255,7 +255,10 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
           if (request.method === 'OPTIONS') return options(allow, takesQuery)
           // Verified at the edge when the token was known there (server/http/edge.ts).
           const state = edgeStateOf(request)
-          let principal = state?.principal ?? deps.verifier.verifyHeader(request.headers.get('authorization'))
+          let principal =
+            state?.principal ??
+            state?.verifying ??
+            deps.verifier.verifyHeader(request.headers.get('authorization'))
           if (principal instanceof Promise) principal = await principal
           const handler = pickHandler(table, request.method)
           if (handler === 'OPTIONS') return options(allow, takesQuery)
