@@ -11,14 +11,20 @@ import { authorizeAction } from './writes.ts'
 
 const shown = (state: unknown) => (typeof state === 'string' ? state : JSON.stringify(state))
 
-/** 409: the record's state is not one the action starts from; a detail names the current state. */
+/**
+ * 409: the record's state is not one the action starts from; a detail names the current state.
+ * A flag reads as what the record is ("This post cannot publish: it is already published."), any
+ * other state by its value ("... its status is cancelled, and ship needs paid.").
+ */
 function notFromHere(resource: Resource, action: Action, state: unknown): ApiError {
   const from = (action.from ?? []).map(shown).join(' or ')
-  return new ApiError(
-    'CONFLICT',
-    `This ${resource.singular} cannot ${action.name}: its ${action.field} is ${shown(state)}, and ${action.name} needs ${from}.`,
-    [{ field: action.field ?? 'state', message: `is ${shown(state)}; ${action.name} needs ${from}` }],
-  )
+  const why =
+    typeof state === 'boolean' && action.field
+      ? `it is ${state ? (state === action.to ? 'already ' : '') : 'not '}${action.field}`
+      : `its ${action.field} is ${shown(state)}, and ${action.name} needs ${from}`
+  return new ApiError('CONFLICT', `This ${resource.singular} cannot ${action.name}: ${why}.`, [
+    { field: action.field ?? 'state', message: `is ${shown(state)}; ${action.name} needs ${from}` },
+  ])
 }
 
 /**

@@ -260,9 +260,13 @@ describe('POST /api/v2/posts/{id}/publish and unpublish', () => {
       'published',
     ])
     expect(twice.error.details[0]!.message).toBe('is true; publish needs false')
+    expect(twice.error.message).toBe('This post cannot publish: it is already published.')
     const unpublished = await act(`/api/v2/posts/${post.id}/unpublish`)
     expect((await readJson(unpublished)).published).toBe(false)
-    await expectError(await act(`/api/v2/posts/${post.id}/unpublish`), 409, 'CONFLICT', ['published'])
+    const again = await expectError(await act(`/api/v2/posts/${post.id}/unpublish`), 409, 'CONFLICT', [
+      'published',
+    ])
+    expect(again.error.message).toBe('This post cannot unpublish: it is not published.')
     expect((await eventsOf(post.id)).map((e) => e.type)).toEqual([
       'post.created',
       'post.published',
