@@ -12,7 +12,7 @@ const TAKES_FILTERS = ['list', 'delete']
 /** What follows a command word that is not a collection. */
 const SUBWORDS: Record<string, string[]> = {
   completion: ['bash', 'zsh', 'fish'],
-  config: ['get', 'set', 'list'],
+  config: ['get', 'set', 'unset', 'list'],
   request: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'OPTIONS'],
 }
 

@@ -38,7 +38,7 @@ function settingOf(key: string | undefined): Setting {
   )
 }
 
-/** `api config get KEY`, `api config set KEY VALUE`, `api config list`, for the profile in use. */
+/** `api config get KEY`, `set KEY VALUE`, `unset KEY`, `list`, for the profile in use. */
 async function config(ctx: Context, action: string, args: string[]): Promise<number> {
   const { io } = ctx
   if (action === 'get') {
@@ -51,6 +51,13 @@ async function config(ctx: Context, action: string, args: string[]): Promise<num
     checkSetting(key, args[1])
     writeSetting(io.env, key, args[1])
     io.stderr(`${ctx.profile}: ${key} set (${settingsPath(io.env)})\n`)
+  } else if (action === 'unset') {
+    const key = settingOf(args[0])
+    if (args.length > 1) throw new UsageError(`api config unset ${key}`)
+    // Unsetting what is not set changes nothing and is no error, so scripts can run it again.
+    const was = readSettings(io.env).profiles[ctx.profile]?.[key]
+    if (was !== undefined) writeSetting(io.env, key, null)
+    io.stderr(`${ctx.profile}: ${key} ${was === undefined ? 'was not set' : 'unset'}\n`)
   } else if (action === 'list') {
     const rows = Object.entries(readSettings(io.env).profiles).flatMap(([profile, settings]) =>
       Object.entries(settings).map(([key, value]) => ({ profile, key, value })),
@@ -58,8 +65,8 @@ async function config(ctx: Context, action: string, args: string[]): Promise<num
     if (ctx.format === 'table') io.stdout(renderTable(rows, ['profile', 'key', 'value'], false, io.columns))
     else printValue(io, ctx.format, rows)
   } else {
-    const hint = suggest(action, ['get', 'set', 'list'])
-    throw new UsageError(`api config takes get, set or list${hint ? ` (did you mean ${hint}?)` : ''}`)
+    const hint = suggest(action, ['get', 'set', 'unset', 'list'])
+    throw new UsageError(`api config takes get, set, unset or list${hint ? ` (did you mean ${hint}?)` : ''}`)
   }
   return EXIT.ok
 }
@@ -92,7 +99,10 @@ export function conventionCommands(cli: CAC, run: Run, cliVersion: string): void
     .command('version', 'Show the version of api and the API versions the server offers')
     .action(run((ctx) => version(ctx, cliVersion)))
   cli
-    .command('config <action> [...args]', 'get KEY, set KEY VALUE or list the settings of profiles')
+    .command(
+      'config <action> [...args]',
+      'get KEY, set KEY VALUE, unset KEY or list the settings of profiles',
+    )
     .example('api config set url https://api.example.com --profile prod')
     .example('api config list')
     // A profile comes into being with its first setting.

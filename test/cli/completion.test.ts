@@ -133,7 +133,7 @@ const CASES: [string, string[]][] = [
   ['api list orders --ver', ['--verbose', '--version']],
   ['api update orders ord_1 --if', ['--if-match']],
   ['api completion ', ['bash', 'fish', 'zsh']],
-  ['api config ', ['get', 'list', 'set']],
+  ['api config ', ['get', 'list', 'set', 'unset']],
 ]
 
 describe('api completion', () => {

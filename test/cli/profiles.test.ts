@@ -109,6 +109,22 @@ describe('api config and profiles', () => {
     )
   })
 
+  it('unsets a setting of one profile, and unsetting it again changes nothing (exit 0)', async () => {
+    expect((await spawnCli(['config', 'set', 'timeout', '12', '--profile', 'staging'], env)).code).toBe(0)
+    expect((await spawnCli(['config', 'set', 'timeout', '15'], env)).code).toBe(0)
+    const unset = await spawnCli(['config', 'unset', 'timeout', '--profile', 'staging'], env)
+    expect(unset).toEqual({ code: 0, stdout: '', stderr: 'staging: timeout unset\n' })
+    expect((await spawnCli(['config', 'get', 'timeout', '--profile', 'staging'], env)).code).toBe(1)
+    expect((await spawnCli(['config', 'get', 'timeout'], env)).stdout).toBe('15\n')
+    const again = await spawnCli(['config', 'unset', 'timeout', '--profile', 'staging'], env)
+    expect(again).toEqual({ code: 0, stdout: '', stderr: 'staging: timeout was not set\n' })
+    expect((await spawnCli(['config', 'get', 'url', '--profile', 'staging'], env)).stdout).toBe(
+      `${staging.url}\n`,
+    )
+    expect((await spawnCli(['config', 'unset', 'timout'], env)).stderr).toContain('(did you mean timeout?)')
+    expect((await spawnCli(['config', 'unset', 'timeout'], env)).code).toBe(0)
+  })
+
   it('uses a profile’s format setting, and the flag wins over it', async () => {
     expect((await spawnCli(['config', 'set', 'format', 'ndjson'], env)).code).toBe(0)
     const ndjson = await spawnCli(['list', 'orders'], env)
