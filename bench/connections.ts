@@ -16,21 +16,10 @@ import { join } from 'node:path'
 import { SQL } from 'bun'
 import { startTestPostgres } from '../test/support/postgres.ts'
 import { startPgbouncer } from './pgbouncer.ts'
-import { BUN, type ServerProcess, startServer } from './processes.ts'
+import { adminCommand, BUN, clientToken, type ServerProcess, startServer } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const say = (line: string) => console.log(line)
-
-async function admin(db: string, ...args: string[]): Promise<Record<string, string>> {
-  const run = Bun.spawn([BUN, 'server/main.ts', ...args, '--db', db, '--json'], {
-    cwd: ROOT,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()])
-  if ((await run.exited) !== 0) throw new Error(`api-server ${args.join(' ')} failed: ${err.trim()}`)
-  return JSON.parse(out) as Record<string, string>
-}
 
 const serve = (db: string) => [
   BUN,
@@ -45,18 +34,6 @@ const serve = (db: string) => [
   '--base-url',
   'http://127.0.0.1:8080',
 ]
-
-async function token(url: string, client: Record<string, string>): Promise<string> {
-  const response = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  return ((await response.json()) as { access_token: string }).access_token
-}
 
 /** Requests every replica; the statuses seen, counted. */
 async function burst(servers: ServerProcess[], bearer: string, n: number): Promise<Record<string, number>> {
@@ -120,8 +97,8 @@ try {
   const root = new SQL(pg.url, { max: 1 })
   await root`CREATE DATABASE bench_connections`
   const db = pg.url.replace(/\/postgres$/, '/bench_connections')
-  const org = await admin(db, 'org', 'create', '--name', 'Bench')
-  const client = await admin(db, 'client', 'create', '--name', 'bench', '--org', org.id!)
+  const org = await adminCommand(db, 'org', 'create', '--name', 'Bench')
+  const client = await adminCommand(db, 'client', 'create', '--name', 'bench', '--org', org.id!)
   const [{ max }] = await root`SELECT current_setting('max_connections')::int AS max`
   const [{ reserved }] = await root`SELECT current_setting('superuser_reserved_connections')::int AS reserved`
   say(
@@ -130,7 +107,11 @@ try {
 
   // 1. One replica's connections under concurrent requests.
   const perReplica = await withReplicas(db, async ([one]) => {
-    await burst([one!], await token(one!.url, client), 200)
+    await burst(
+      [one!],
+      await clientToken(one!.url, { id: client.client_id!, secret: client.client_secret! }),
+      200,
+    )
     const [{ n }] =
       await root`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = 'bench_connections'`
     return n as number
@@ -169,7 +150,11 @@ try {
         const label = `3. PgBouncer ${mode} mode, ${url.includes('prepare=false') ? '?prepare=false' : 'prepared statements'}`
         try {
           const line = await withReplicas(url, async (servers) => {
-            const statuses = await burst(servers, await token(servers[0]!.url, client), 200)
+            const statuses = await burst(
+              servers,
+              await clientToken(servers[0]!.url, { id: client.client_id!, secret: client.client_secret! }),
+              200,
+            )
             return `200 reads over two replicas: ${JSON.stringify(statuses)}; ${await listenHears(url, db)}`
           })
           say(`${label}: ${line}`)

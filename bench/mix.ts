@@ -11,7 +11,14 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DATABASE_FILE, ensureDatabase, ORDERS_PER_ORG, ORGS } from './build-database.ts'
 import { writeResults } from './doc.ts'
-import { BUN, machineBusySeconds, type ServerProcess, startServer } from './processes.ts'
+import {
+  adminCommand,
+  BUN,
+  clientToken,
+  machineBusySeconds,
+  type ServerProcess,
+  startServer,
+} from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const DOC = join(ROOT, 'docs/performance.md')
@@ -43,15 +50,8 @@ interface Target {
   latencies: number[]
 }
 
-async function admin(db: string, ...args: string[]): Promise<Record<string, string>> {
-  const run = Bun.spawn([BUN, 'server/main.ts', ...args, '--db', db, '--json'], { cwd: ROOT, stdout: 'pipe' })
-  const out = await new Response(run.stdout).text()
-  if ((await run.exited) !== 0) throw new Error(`api-server ${args.join(' ')} failed`)
-  return JSON.parse(out) as Record<string, string>
-}
-
 async function target(name: string, db: string, orgId: string, flags: string[]): Promise<Target> {
-  const client = await admin(
+  const client = await adminCommand(
     db,
     'client',
     'create',
@@ -77,17 +77,8 @@ async function target(name: string, db: string, orgId: string, flags: string[]):
     ...flags,
   ]
   const server = await startServer(name, argv, { cwd: ROOT })
-  const grant = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const token = (await grant.json()) as { access_token?: string }
-  if (!token.access_token) throw new Error(`${name}: no token (${grant.status})`)
-  const headers = { Authorization: `Bearer ${token.access_token}`, 'Content-Type': 'application/json' }
+  const token = await clientToken(server.url, { id: client.client_id!, secret: client.client_secret! })
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }
   return {
     name,
     server,

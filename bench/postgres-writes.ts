@@ -13,7 +13,15 @@
  */
 import { join } from 'node:path'
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres.ts'
-import { BUN, machineBusySeconds, type ServerProcess, startServer, treeCpuSeconds } from './processes.ts'
+import {
+  adminCommand,
+  BUN,
+  clientToken,
+  machineBusySeconds,
+  type ServerProcess,
+  startServer,
+  treeCpuSeconds,
+} from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const CONNECTIONS = 16
@@ -23,13 +31,6 @@ const WARMUP_S = 1
 // bench/baseline-pg-writes-server.ts --variant, in the order of the targets below.
 const VARIANTS = ['full', 'lock-last', 'no-lock', 'no-lock-no-notify']
 const log = (line: string) => console.log(`bench: ${line}`)
-
-async function admin(db: string, ...args: string[]): Promise<Record<string, string>> {
-  const run = Bun.spawn([BUN, 'server/main.ts', ...args, '--db', db, '--json'], { cwd: ROOT, stdout: 'pipe' })
-  const out = await new Response(run.stdout).text()
-  if ((await run.exited) !== 0) throw new Error(`api-server ${args.join(' ')} failed`)
-  return JSON.parse(out) as Record<string, string>
-}
 
 interface Target {
   name: string
@@ -96,8 +97,8 @@ async function phase(pg: TestPostgres, synchronousCommit: 'on' | 'off'): Promise
   await admin0.unsafe(`ALTER DATABASE ${name} SET synchronous_commit = ${synchronousCommit}`)
   await admin0.close()
   const db = pg.url.replace(/\/postgres$/, `/${name}`)
-  const org = await admin(db, 'org', 'create', '--name', 'Bench')
-  const client = await admin(db, 'client', 'create', '--name', 'bench', '--org', org.id!)
+  const org = await adminCommand(db, 'org', 'create', '--name', 'Bench')
+  const client = await adminCommand(db, 'client', 'create', '--name', 'bench', '--org', org.id!)
   // One issuer for both replicas, as behind a proxy: a token from one is good on the other.
   const serve = [BUN, 'server/main.ts', 'serve', '--db', db, '--rate-limit', '0', '--log-level', 'warn']
   serve.push('--base-url', 'http://127.0.0.1:8080')
@@ -107,15 +108,10 @@ async function phase(pg: TestPostgres, synchronousCommit: 'on' | 'off'): Promise
     started.push(replicaA)
     const replicaB = await startServer('product replica 2', serve, { cwd: ROOT })
     started.push(replicaB)
-    const grant = await fetch(`${replicaA.url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-      },
-      body: 'grant_type=client_credentials',
+    const access_token = await clientToken(replicaA.url, {
+      id: client.client_id!,
+      secret: client.client_secret!,
     })
-    const { access_token } = (await grant.json()) as { access_token: string }
     const headers = { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' }
     const user = await fetch(`${replicaA.url}/api/v2/users`, {
       method: 'POST',

@@ -11,21 +11,14 @@
 import { readFileSync } from 'node:fs'
 import { cpus, release, totalmem } from 'node:os'
 import { join } from 'node:path'
-import {
-  type BenchTenant,
-  benchTenant,
-  DATABASE_FILE,
-  ensureDatabase,
-  ORDERS_PER_ORG,
-  ORGS,
-} from './build-database.ts'
+import { benchTenant, DATABASE_FILE, ensureDatabase, ORDERS_PER_ORG, ORGS } from './build-database.ts'
 import { writeResults } from './doc.ts'
 import { benchGraphQL, GRAPHQL_TARGET } from './graphql.ts'
 import type { LoadTool } from './load.ts'
 import { measureEndpoint, type Schedule } from './measure.ts'
 import { runMix } from './mix.ts'
 import { postgresBench } from './postgres.ts'
-import { BUN, replicas, type ServerProcess, startServer } from './processes.ts'
+import { BUN, clientToken, replicas, type ServerProcess, startServer } from './processes.ts'
 import {
   type Endpoint,
   type Measurement,
@@ -53,21 +46,6 @@ const ENDPOINTS: Endpoint[] = [
 ]
 
 const log = (line: string) => console.log(`bench: ${line}`)
-
-async function accessToken(product: ServerProcess, tenant: BenchTenant): Promise<string> {
-  const response = await fetch(`${product.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${tenant.clientId}:${tenant.clientSecret}`)}`,
-    },
-    body: 'grant_type=client_credentials&scope=read:orders',
-  })
-  const body = (await response.json()) as { access_token?: unknown }
-  if (response.status !== 200 || typeof body.access_token !== 'string')
-    throw new Error(`token request failed: ${response.status} ${JSON.stringify(body)}`)
-  return body.access_token
-}
 
 /**
  * The servers must answer the same records before their speed is worth comparing, and the
@@ -172,7 +150,11 @@ async function main(argv: string[]): Promise<number> {
     servers.push(await startServer('baseline', [BUN, ...baselineArgs], { cwd: ROOT }))
     const withHeaders = [BUN, ...baselineArgs, '--product-headers']
     servers.push(await startServer('baseline + headers', withHeaders, { cwd: ROOT }))
-    const token = await accessToken(product, tenant)
+    const token = await clientToken(
+      product.url,
+      { id: tenant.clientId, secret: tenant.clientSecret },
+      'read:orders',
+    )
     await checkSameAnswers(servers, token, tenant.orderIds[0]!)
     const measurements: Measurement[] = []
     const headers = { Authorization: `Bearer ${token}` }

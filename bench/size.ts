@@ -12,7 +12,14 @@ import { join } from 'node:path'
 import { newId } from '../shared/ids.ts'
 import { ORDER_STATUSES } from '../shared/resources/orders.ts'
 import { writeResults } from './doc.ts'
-import { BUN, machineBusySeconds, type ServerProcess, startServer } from './processes.ts'
+import {
+  adminCommand,
+  BUN,
+  clientToken,
+  machineBusySeconds,
+  type ServerProcess,
+  startServer,
+} from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const DOC = join(ROOT, 'docs/performance.md')
@@ -33,13 +40,6 @@ const STEP_MS = 30_000
 
 const log = (line: string) => console.log(`bench:size: ${line}`)
 const file = (orders: number) => join(ROOT, `bench/.cache/orders-1x${orders}.db`)
-
-async function admin(db: string, ...args: string[]): Promise<Record<string, string>> {
-  const run = Bun.spawn([BUN, 'server/main.ts', ...args, '--db', db, '--json'], { cwd: ROOT, stdout: 'pipe' })
-  const out = await new Response(run.stdout).text()
-  if ((await run.exited) !== 0) throw new Error(`api-server ${args.join(' ')} failed`)
-  return JSON.parse(out) as Record<string, string>
-}
 
 function orderCount(path: string): number {
   if (!existsSync(path)) return -1
@@ -68,9 +68,9 @@ async function ensureSizedDatabase(orders: number): Promise<string> {
   const building = `${path}.building`
   for (const f of [building, `${building}-wal`, `${building}-shm`]) rmSync(f, { force: true })
   const started = performance.now()
-  await admin(building, 'migrate')
-  const org = await admin(building, 'org', 'create', '--name', `Size ${orders}`)
-  const user = await admin(
+  await adminCommand(building, 'migrate')
+  const org = await adminCommand(building, 'org', 'create', '--name', `Size ${orders}`)
+  const user = await adminCommand(
     building,
     'user',
     'create',
@@ -136,7 +136,7 @@ async function sized(orders: number): Promise<Sized> {
   const source = new Database(path, { readonly: true })
   const org = source.query<{ id: string }, []>('SELECT id FROM orgs LIMIT 1').get()!
   source.close()
-  const client = await admin(
+  const client = await adminCommand(
     path,
     'client',
     'create',
@@ -162,17 +162,8 @@ async function sized(orders: number): Promise<Sized> {
     'warn',
   ]
   const server = await startServer(`${orders} orders`, argv, { cwd: ROOT })
-  const grant = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const token = (await grant.json()) as { access_token?: string }
-  if (!token.access_token) throw new Error(`${orders}: no token (${grant.status})`)
-  const headers = { Authorization: `Bearer ${token.access_token}` }
+  const token = await clientToken(server.url, { id: client.client_id!, secret: client.client_secret! })
+  const headers = { Authorization: `Bearer ${token}` }
   // Walk the cursors once to page DEEP_PAGE; its path is then requested again and again.
   let path_ = LIST
   let last: { id: string; createdAt: string } | undefined

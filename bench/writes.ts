@@ -13,7 +13,14 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeResults } from './doc.ts'
 import { postgresWrites } from './postgres-writes.ts'
-import { BUN, machineBusySeconds, type ServerProcess, startServer } from './processes.ts'
+import {
+  adminCommand,
+  BUN,
+  clientToken,
+  machineBusySeconds,
+  type ServerProcess,
+  startServer,
+} from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const DOC = join(ROOT, 'docs/performance.md')
@@ -25,13 +32,6 @@ const ROUND_S = 3
 export const WRITE_TARGET = 0.7
 
 const log = (line: string) => console.log(`bench:writes: ${line}`)
-
-async function admin(db: string, ...args: string[]): Promise<Record<string, string>> {
-  const run = Bun.spawn([BUN, 'server/main.ts', ...args, '--db', db, '--json'], { cwd: ROOT, stdout: 'pipe' })
-  const out = await new Response(run.stdout).text()
-  if ((await run.exited) !== 0) throw new Error(`api-server ${args.join(' ')} failed`)
-  return JSON.parse(out) as Record<string, string>
-}
 
 interface Target {
   name: string
@@ -48,8 +48,8 @@ interface Target {
 
 async function product(dir: string, durability: 'full' | 'fast'): Promise<Target> {
   const db = join(dir, `product-${durability}.db`)
-  const org = await admin(db, 'org', 'create', '--name', 'Bench')
-  const client = await admin(db, 'client', 'create', '--name', 'bench', '--org', org.id!)
+  const org = await adminCommand(db, 'org', 'create', '--name', 'Bench')
+  const client = await adminCommand(db, 'client', 'create', '--name', 'bench', '--org', org.id!)
   const argv = [BUN, 'server/main.ts', 'serve', '--db', db, '--durability', durability]
   const server = await startServer(
     `product ${durability}`,
@@ -58,15 +58,7 @@ async function product(dir: string, durability: 'full' | 'fast'): Promise<Target
       cwd: ROOT,
     },
   )
-  const grant = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const { access_token } = (await grant.json()) as { access_token: string }
+  const access_token = await clientToken(server.url, { id: client.client_id!, secret: client.client_secret! })
   const headers = { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' }
   const user = await fetch(`${server.url}/api/v2/users`, {
     method: 'POST',
@@ -86,8 +78,8 @@ async function baseline(dir: string, durability: 'full' | 'fast', productSchema 
   const db = join(dir, `baseline-${durability}${productSchema ? '-schema' : ''}.db`)
   const argv = [BUN, 'bench/baseline-writes-server.ts', '--db', db, '--durability', durability]
   if (productSchema) {
-    const org = await admin(db, 'org', 'create', '--name', 'Bench')
-    const user = await admin(
+    const org = await adminCommand(db, 'org', 'create', '--name', 'Bench')
+    const user = await adminCommand(
       db,
       'user',
       'create',

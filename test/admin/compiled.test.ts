@@ -4,9 +4,9 @@
  * the binaries as the operator typed them, and HTTPS between the compiled server and client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { buildExecutables, execCompiled } from '../support/compiled.ts'
 import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
 import { ROOT, startServe } from './run.ts'
 
@@ -16,32 +16,12 @@ let dir: string
 let bin: string
 let certs: TestCertificates
 
-/** Runs a compiled executable with only the PATH of the system (and `path` in front, when given). */
-async function exec(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  const child = Bun.spawn(argv, {
-    cwd: options.cwd ?? dir,
-    env: { PATH: '/usr/bin:/bin', HOME: dir, ...options.env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ])
-  return { status, stdout, stderr }
-}
+/** Runs a compiled executable with the system's PATH, in the test's directory unless `cwd` says otherwise. */
+const exec = (argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
+  execCompiled(argv, options.cwd ?? dir, { HOME: dir, ...options.env })
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'api-compiled-'))
-  bin = join(dir, 'bin')
-  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--outdir', bin], {
-    cwd: ROOT,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  if (build.exitCode !== 0) throw new Error(`the build failed: ${build.stderr.toString()}`)
+  ;({ dir, bin } = buildExecutables('api-compiled-'))
   certs = makeTestCertificates()
 }, 120_000)
 afterAll(() => {

@@ -5,11 +5,11 @@
  * a real receiver that verifies every delivery with the `standardwebhooks` package.
  */
 import { afterAll, beforeAll, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
+import { type ServeProcess, startServe } from '../admin/run.ts'
+import { buildExecutables, execCompiled } from '../support/compiled.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
 
 let dir: string
@@ -19,15 +19,8 @@ let receiver: Receiver | undefined
 const servers: ServeProcess[] = []
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'api-webhooks-compiled-'))
-  bin = join(dir, 'bin')
+  ;({ dir, bin } = buildExecutables('api-webhooks-compiled-'))
   db = join(dir, 'api.db')
-  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--outdir', bin], {
-    cwd: ROOT,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  if (build.exitCode !== 0) throw new Error(`the build failed: ${build.stderr.toString()}`)
 }, 120_000)
 afterAll(async () => {
   for (const server of servers) if (server.proc.exitCode === null) server.proc.kill('SIGKILL')
@@ -35,22 +28,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** Runs a compiled executable with the system's PATH and only the environment given. */
-async function exec(argv: string[], env: Record<string, string> = {}) {
-  const child = Bun.spawn(argv, {
-    cwd: dir,
-    env: { PATH: '/usr/bin:/bin', HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ])
-  return { status, stdout, stderr }
-}
+/** Runs a compiled executable in the test's directory, its configuration there too. */
+const exec = (argv: string[], env: Record<string, string> = {}) =>
+  execCompiled(argv, dir, { XDG_CONFIG_HOME: join(dir, 'config'), ...env })
 
 async function freePort(): Promise<number> {
   const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
