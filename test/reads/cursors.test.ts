@@ -52,6 +52,11 @@ async function expectCursorRejected(response: Response) {
 }
 
 describe('GET /api/v1/orders with a changed cursor', () => {
+  // 16 bytes take 22 base64url characters, the last with 4 unused bits: set, they spell the same bytes.
+  const spareBitsSet = (c: string) => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    return c.slice(0, -1) + alphabet[alphabet.indexOf(c.at(-1)!) | 1]
+  }
   const mutations: [label: string, change: (cursor: string) => string][] = [
     ['the first character of the signature flipped', (c) => flip(c, c.indexOf('.') + 1)],
     ['a character in the middle of the signature flipped', (c) => flip(c, c.indexOf('.') + 8)],
@@ -66,6 +71,8 @@ describe('GET /api/v1/orders with a changed cursor', () => {
     ['an empty signature', (c) => `${c.split('.')[0]}.`],
     ['a third segment', (c) => `${c}.x`],
     ['padding after the signature', (c) => `${c}=`],
+    ['a second spelling of the signature (its unused last bits set)', (c) => spareBitsSet(c)],
+    ['a stray character inside the signature', (c) => `${c.slice(0, -4)}!${c.slice(-4)}`],
     ['a truncated signature', (c) => c.slice(0, -2)],
     ['plain text', () => 'not-a-cursor'],
     ['a lone dot', () => '.'],
