@@ -12,8 +12,8 @@ export interface Run {
 
 export interface AdminOptions {
   /**
-   * Run as the unprivileged user `nobody` when the tests run as root, for whom no file is
-   * read-only (see `RUNNER_UID`).
+   * Run without the privilege to pass over file permissions, for whom a read-only file is
+   * read-only: under root, root without CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER.
    */
   unprivileged?: boolean
   /** The command's umask, in octal as the shell takes it (`000`). */
@@ -27,15 +27,19 @@ export interface AdminOptions {
 }
 
 const AS_ROOT = process.getuid?.() === 0
-/** The user an `unprivileged` command runs as: `nobody` under root, else the tests' own user. */
-export const RUNNER_UID = AS_ROOT ? 65534 : process.getuid?.()
+/**
+ * The capabilities root passes over file permissions with. An `unprivileged` command runs without
+ * them rather than as another user, so a file's mode binds it while it still reads the checkout
+ * wherever that is (one in a directory only root may enter, as `mktemp -d` makes, is out of
+ * `nobody`'s reach).
+ */
+const OVERRIDES = '-dac_override,-dac_read_search,-fowner'
 
 /** The argv of `api-server <args> --db <db>` (no `--db` when `db` is null) run with `options`. */
 export function adminCommand(args: string[], db: string | null, options: AdminOptions = {}): string[] {
   let argv = [process.execPath, join(ROOT, 'server/main.ts'), ...args, ...(db === null ? [] : ['--db', db])]
   if (options.umask !== undefined) argv = ['sh', '-c', `umask ${options.umask} && exec "$@"`, 'sh', ...argv]
-  if (options.unprivileged && AS_ROOT)
-    argv = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...argv]
+  if (options.unprivileged && AS_ROOT) argv = ['setpriv', `--bounding-set=${OVERRIDES}`, '--', ...argv]
   return argv
 }
 
