@@ -150,11 +150,11 @@ export class ApiClient {
   }
 
   /**
-   * Exponential backoff with 1-250 ms of jitter, so that many clients do not come back at the same
-   * instant. Never 0: the third wait (2 s and more) is then always announced, even when piped.
+   * Exponential backoff with 1-249 ms of jitter, so that many clients do not come back at the same
+   * instant. Never 0: the third wait (over 2 s) is then always announced, even when piped.
    */
   private backoff(attempt: number): number {
-    return Math.min(MAX_WAIT_MS, 500 * 2 ** attempt) + 1 + Math.floor(Math.random() * 250)
+    return Math.min(MAX_WAIT_MS, 500 * 2 ** attempt) + 1 + Math.floor(Math.random() * 249)
   }
 }
 
