@@ -5,11 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BUN, CLI } from '../cli/harness.ts'
 import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
 import { runAdmin, runOk, type ServeProcess, startServe } from './run.ts'
+
+/** Whether this machine has ::1 to listen on (a container may have IPv4 only). */
+const IPV6_LOOPBACK = Object.values(networkInterfaces()).some((addresses) =>
+  addresses?.some((a) => a.address === '::1'),
+)
 
 let certs: TestCertificates
 let dir: string
@@ -39,7 +44,7 @@ function expectRefusedBeforeStart(run: { stdout: string; stderr: string }, db: s
 }
 
 describe('api-server serve without TLS beyond loopback (bearer tokens travel over HTTPS only)', () => {
-  it.each(['0.0.0.0', '::', '192.0.2.10'])(
+  it.each(['0.0.0.0', '::', '192.0.2.10', '::ffff:192.0.2.10', '127.0.0.1.nip.io', 'localhost.example'])(
     'refuses --host %s without --tls-cert, --trust-proxy or --insecure-http: exit 2, one line naming the ways out',
     async (host) => {
       const db = newDb()
@@ -49,6 +54,20 @@ describe('api-server serve without TLS beyond loopback (bearer tokens travel ove
       expect(line).toStartWith(`api-server: refusing to serve plain HTTP on ${host}: `)
       for (const flag of ['--tls-cert', '--tls-key', '--trust-proxy', '--insecure-http'])
         expect(line).toContain(flag)
+    },
+  )
+
+  it.each(['127.0.0.2', 'localhost', ...(IPV6_LOOPBACK ? ['::1'] : [])])(
+    'serves plain HTTP on the loopback address %s with no flag and no warning',
+    async (host) => {
+      const server = await startServe(['--host', host, '--port', '0', '--db', newDb()])
+      try {
+        expect(server.url).toStartWith('http://')
+        expect(server.stderr()).not.toContain('warning')
+        expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+      } finally {
+        expect(await server.stop()).toBe(0)
+      }
     },
   )
 
