@@ -1,4 +1,5 @@
 import type { Session } from './auth/session.ts'
+import { TrustError } from './ca-cert.ts'
 import { apiErrorFrom, NetworkError } from './errors.ts'
 import type { Io } from './io.ts'
 
@@ -104,7 +105,8 @@ export class ApiClient {
             ? `no answer within ${this.options.timeoutMs / 1000} s`
             : (error as Error).message
         const failure = `could not reach ${this.server} (${reason})`
-        if (repeatable && attempt < this.options.maxRetries) {
+        // A certificate that is not trusted now will not be on the next try.
+        if (repeatable && attempt < this.options.maxRetries && !(error instanceof TrustError)) {
           await this.wait(failure, this.backoff(attempt))
           continue
         }

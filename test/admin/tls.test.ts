@@ -272,18 +272,41 @@ describe('api-server serve --tls-cert --tls-key', () => {
       expect((JSON.parse(listed.stdout) as { sku: string }[]).map((p) => p.sku)).toEqual(['L-1'])
     })
 
-    it('refuses the server without API_CA_CERT: its certificate is not trusted', async () => {
+    it('refuses the server without API_CA_CERT: its certificate is not trusted, and says what to do', async () => {
       const fresh = mkdtempSync(join(dir, 'config-'))
       const run = await cli(['login', '--client-credentials'], {
         API_CA_CERT: undefined,
         XDG_CONFIG_HOME: fresh,
       })
-      expect(run.code).not.toBe(0)
-      expect(run.stdout).toBe('')
-      expect(run.stderr).toMatch(/certificate/i)
+      expect(run).toEqual({
+        code: 3,
+        stdout: '',
+        stderr: `api: could not reach ${server.url} (unable to verify the first certificate: if a private CA signed the server's certificate, name that CA's PEM file in API_CA_CERT)\n`,
+      })
     })
 
-    it('says which file when API_CA_CERT cannot be read', async () => {
+    it('does not retry a request the certificate refused: one line at once, no wait', async () => {
+      const started = Date.now()
+      const run = await cli(['list', 'products'], { API_CA_CERT: undefined })
+      expect(run.code).toBe(3)
+      expect(run.stdout).toBe('')
+      expect(run.stderr).not.toContain('retrying')
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
+      expect(run.stderr).toContain("name that CA's PEM file in API_CA_CERT")
+      // The first retry would wait at least 1 s.
+      expect(Date.now() - started).toBeLessThan(1_000)
+    })
+
+    it('names the file of API_CA_CERT when its CA did not sign the certificate either', async () => {
+      const other = join(certs.dir, 'other.pem')
+      const run = await cli(['list', 'products'], { API_CA_CERT: other })
+      expect(run.code).toBe(3)
+      expect(run.stderr).toBe(
+        `api: could not reach ${server.url} (unable to verify the first certificate: neither a public CA nor the CA in API_CA_CERT ${other} signed the server's certificate)\n`,
+      )
+    })
+
+    it('says which file when API_CA_CERT cannot be read, without retrying', async () => {
       const missing = join(dir, 'no-ca.pem')
       const fresh = mkdtempSync(join(dir, 'config-'))
       const run = await cli(['login', '--client-credentials'], {
@@ -292,6 +315,11 @@ describe('api-server serve --tls-cert --tls-key', () => {
       })
       expect(run.code).not.toBe(0)
       expect(run.stderr).toContain(`API_CA_CERT ${missing}`)
+      const list = await cli(['list', 'products'], { API_CA_CERT: missing })
+      expect(list.code).toBe(3)
+      expect(list.stderr).toBe(
+        `api: could not reach ${server.url} (API_CA_CERT ${missing} cannot be read: ENOENT)\n`,
+      )
     })
   })
 })
