@@ -19,11 +19,14 @@ export async function loadRecord(
   parent?: ParentRef,
   /** A write's load: the record stays as read until the write's transaction ends. */
   forUpdate = false,
+  /** The fields to read (a read's `fields`); every field when absent. The parent's id is added. */
+  columns?: readonly string[],
 ): Promise<StoredRecord> {
   if (parent) await loadParent(ctx, principal, resource, parent)
+  const read = columns && resource.parent ? [...columns, resource.parent.field] : columns
   const record = forUpdate
     ? await ctx.store.records.findForUpdate(resource, id)
-    : await ctx.store.records.find(resource, id)
+    : await ctx.store.records.find(resource, id, read)
   if (!record) throw missing(resource, id)
   if (record.orgId !== principal.orgId) throw forbidden(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)

@@ -6,7 +6,13 @@ import { type Principal, requireScope } from '../auth/tokens.ts'
 import type { Entity, SortValue } from '../store/types.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
-import { isVisible, lastVisibleChange, requireVisible, visibilityConditions } from './visibility.ts'
+import {
+  isVisible,
+  lastVisibleChange,
+  requireVisible,
+  visibilityConditions,
+  visibilityFields,
+} from './visibility.ts'
 
 export type { Entity } from '../store/types.ts'
 
@@ -36,9 +42,12 @@ export async function getRecord(
   resource: Resource,
   id: string,
   parent?: ParentRef,
+  /** The fields to read (the store adds `id` and the timestamps); every field when absent. */
+  columns?: readonly string[],
 ): Promise<Entity> {
   requireScope(principal, resource.scopes.read)
-  const { entity } = await loadRecord(ctx, principal, resource, id, parent)
+  const read = columns && [...columns, ...visibilityFields(resource)]
+  const { entity } = await loadRecord(ctx, principal, resource, id, parent, false, read)
   requireVisible(principal, resource, entity)
   return entity
 }

@@ -59,6 +59,11 @@ function namedCollections(where: Condition[]): string[] {
   return names
 }
 
+/** The fields `isVisible` reads of a record of `resource` (an event's `resource`). */
+export function visibilityFields(resource: Resource): string[] {
+  return isEventLog(resource) ? ['resource'] : []
+}
+
 /** The read scope a record of `resource` needs beyond the collection's own, if any. */
 function extraScope(resource: Resource, entity: Entity): string | null {
   if (!isEventLog(resource)) return null

@@ -22,7 +22,7 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
 import { getRecord } from '../resources/reads.ts'
-import { resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
+import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
 import {
   authorizeAction,
   authorizeWrite,
@@ -173,7 +173,15 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       const given = shapeParamsOf(url.searchParams)
       // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
       const shape = given && resolveShape(principal, resource, version, given)
-      const entity = await getRecord(engine, principal, resource, params.id!, parentOf(resource, params))
+      const columns = shape && columnsFor(version, resource, shape)
+      const entity = await getRecord(
+        engine,
+        principal,
+        resource,
+        params.id!,
+        parentOf(resource, params),
+        columns,
+      )
       const updatedAt = entity.updatedAt as string
       if (!shape) return representation(represent(entity), updatedAt)
       const [body] = await shapeRecords(engine, principal, resource, version, [entity], shape)

@@ -41,7 +41,11 @@ export interface RecordStore {
   /** One page (`limit` rows; callers ask one extra to see whether more follow). */
   page(resource: Resource, orgId: string, request: PageRequest): Promise<Entity[]>
   count(resource: Resource, orgId: string, where: Condition[], search?: string): Promise<number>
-  find(resource: Resource, id: string): Promise<StoredRecord | null>
+  /**
+   * A record by id, of any organization (the caller compares `orgId`). With `columns`, only those
+   * fields (and `id` and the timestamps) are read.
+   */
+  find(resource: Resource, id: string, columns?: readonly string[]): Promise<StoredRecord | null>
   /**
    * `find` for a record the transaction is about to change: no other transaction changes it until
    * this one ends (PostgreSQL: FOR UPDATE; SQLite's one writer gives it already).

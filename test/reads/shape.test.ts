@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { statementsOf } from '../graphql/support.ts'
-import { FORM as FORM_TYPE, JSON_TYPE, query, queryPage } from '../query-method/support.ts'
+import { clientOf, FORM as FORM_TYPE, JSON_TYPE, query, queryPage } from '../query-method/support.ts'
 import {
   createComment,
   createLineItem,
@@ -90,6 +90,44 @@ describe('fields', () => {
     const page = statements.filter((sql) => /FROM orders\b/.test(sql))
     expect(page).toHaveLength(1)
     expect(page[0]).toStartWith('SELECT id, created_at, updated_at, status, amount FROM orders')
+  })
+
+  it('reads only the fields asked for of a single record, and still checks where it lives', async () => {
+    const path = `/api/v1/orders/${orders[0]!.id}?fields=status`
+    await get(`/api/v1/orders/${orders[1]!.id}?fields=amount`) // warms the caches, not this answer's
+    const statements = await statementsOf(server.sql, () => get(path))
+    const read = statements.filter((sql) => /FROM orders\b/.test(sql))
+    expect(read).toEqual([
+      expect.stringMatching(/^SELECT id, created_at, updated_at, status, org_id FROM orders\b/),
+    ])
+    // Another organization's record is still 403, and a child under another parent still 404.
+    const other = await server.tenant()
+    await expectError(await other.fetch(path), 403, 'FORBIDDEN')
+    const item = (await get(`/api/v1/orders/${orders[0]!.id}/line-items?limit=1`)).data[0]
+    expect(await get(`/api/v1/orders/${orders[0]!.id}/line-items/${item.id}?fields=quantity`)).toEqual({
+      id: item.id,
+      quantity: item.quantity,
+    })
+    await expectError(
+      await acme.fetch(`/api/v1/orders/${orders[1]!.id}/line-items/${item.id}?fields=quantity`),
+      404,
+      'NOT_FOUND',
+    )
+  })
+
+  it("reads what an event's visibility needs however few fields are asked", async () => {
+    const [event] = (await get(`/api/v1/events?resource_id=${orders[0]!.id}&limit=1`)).data
+    expect(await get(`/api/v1/events/${event.id}?fields=type`)).toEqual({
+      id: event.id,
+      type: 'order.created',
+    })
+    // A token that may read events but not orders is refused an order's event, sparse or whole.
+    const eventsOnly = await clientOf(server, acme.orgId, ['read:events'])
+    for (const query of ['', '?fields=type']) {
+      const refused = await eventsOnly.fetch(`/api/v1/events/${event.id}${query}`)
+      expect(refused.status).toBe(403)
+      expect(JSON.stringify(await refused.json())).toContain('read:orders')
+    }
   })
 
   it('tags the representation sent: another field list is another ETag, and 304 works on it', async () => {

@@ -127,7 +127,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
     records: {
       page: (resource, orgId, request) => selectPage(x, resource, orgId, request),
       count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
-      find: (resource, id) => findRecord(x, resource, id),
+      find: (resource, id, columns) => findRecord(x, resource, id, false, columns),
       findForUpdate: (resource, id) => findRecord(x, resource, id, true),
       byIds: (resource, orgId, ids, columns) => selectByIds(x, resource, orgId, ids, columns),
       childPages: (child, orgId, parentIds, request) => selectChildPages(x, child, orgId, parentIds, request),

@@ -65,9 +65,11 @@ export async function findRecord(
   resource: Resource,
   id: string,
   lock = false,
+  columns?: readonly string[],
 ): Promise<StoredRecord | null> {
   const forUpdate = lock ? x.dialect.forUpdate : ''
-  const row = await x.get<Row>(`SELECT * FROM ${resource.table} WHERE id = ?${forUpdate}`, [id])
+  const list = columns === undefined ? '*' : `${selectList(resource, columns)}, org_id`
+  const row = await x.get<Row>(`SELECT ${list} FROM ${resource.table} WHERE id = ?${forUpdate}`, [id])
   return row ? stored(resource, row) : null
 }
 
