@@ -5,6 +5,7 @@
 import { afterAll, expect, it } from 'bun:test'
 import { postOnce } from '../../server/webhooks/post.ts'
 import { resolveTarget } from '../../server/webhooks/target.ts'
+import { WEBHOOK_DEFAULTS } from '../../server/webhooks/worker.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
 
 const receivers: Receiver[] = []
@@ -69,4 +70,15 @@ it('reads at most 64 KiB of an answer: an endless 200 body is a success at once'
   expect(result).toEqual({ status: 200, error: null })
   expect(performance.now() - started).toBeLessThan(4_000)
   expect(sent).toBeGreaterThanOrEqual(64 * 1024)
+})
+
+it('a receiver that does not answer in time fails the attempt; the server waits 15 s', async () => {
+  expect(WEBHOOK_DEFAULTS.attemptTimeoutMs).toBe(15_000)
+  const r = receiver(() => new Promise<Response>(() => {}))
+  const target = await resolveTarget(r.url, true)
+  const started = performance.now()
+  const result = await postOnce(target, '{}', {}, 300)
+  expect(result).toEqual({ status: null, error: 'no answer within 0.3 s' })
+  expect(performance.now() - started).toBeLessThan(2_000)
+  expect(r.received).toHaveLength(1)
 })
