@@ -44,6 +44,41 @@ const spellings = (q: readonly number[]) => {
 }
 
 describe('the address classifier', () => {
+  test("the issue's ranges, first and last address of each, and their neighbours outside", () => {
+    const table: [string, string][] = [
+      ['127.0.0.0', 'loopback'],
+      ['127.255.255.255', 'loopback'],
+      ['126.255.255.255', 'public'],
+      ['128.0.0.0', 'public'],
+      ['10.0.0.0', 'private'],
+      ['10.255.255.255', 'private'],
+      ['9.255.255.255', 'public'],
+      ['11.0.0.0', 'public'],
+      ['172.16.0.0', 'private'],
+      ['172.31.255.255', 'private'],
+      ['172.15.255.255', 'public'],
+      ['172.32.0.0', 'public'],
+      ['192.168.0.0', 'private'],
+      ['192.168.255.255', 'private'],
+      ['192.167.255.255', 'public'],
+      ['192.169.0.0', 'public'],
+      ['169.254.0.0', 'link-local'],
+      ['169.254.169.254', 'link-local'],
+      ['169.254.255.255', 'link-local'],
+      ['169.253.255.255', 'public'],
+      ['169.255.0.0', 'public'],
+      ['::1', 'loopback'],
+      ['fc00::', 'unique-local'],
+      ['fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'unique-local'],
+      ['fd00:ec2::254', 'unique-local'],
+      ['fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'public'],
+      ['fe80::', 'link-local'],
+      ['febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'link-local'],
+      ['fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'public'],
+    ]
+    expect(table.map(([address]) => [address, addressClass(address)])).toEqual(table)
+  })
+
   test('IPv4 inside ranges are never public, plain or mapped into IPv6', () => {
     fc.assert(
       fc.property(INSIDE_V4, (q) => {

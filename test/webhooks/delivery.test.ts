@@ -199,6 +199,11 @@ describe('webhook delivery', () => {
       'https://[::ffff:10.0.0.1]/x',
       'https://[fd00::1]/x',
       'https://0xa.0.0.1/x',
+      'https://172.16.0.1/x',
+      'https://172.31.255.254/x',
+      'https://192.168.1.1/x',
+      'https://[fe80::1]/x',
+      'https://[fc00::1]/x',
     ]) {
       const response = await tenant.fetch('/api/v2/webhook-endpoints', { method: 'POST', json: { url } })
       expect(response.status).toBe(422)

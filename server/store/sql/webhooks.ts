@@ -187,7 +187,8 @@ export async function endpointSucceeded(x: Executor, endpointId: string): Promis
 
 /**
  * A failure: the endpoint fails since `now` unless it already did; when it has failed since
- * `disableBefore` or earlier it is disabled. True when this call disabled it.
+ * `disableBefore` or earlier it is disabled, and its failures are forgotten, so that turned on
+ * again it has the whole time again before the next disable. True when this call disabled it.
  */
 export async function endpointFailed(
   x: Executor,
@@ -195,12 +196,14 @@ export async function endpointFailed(
   now: string,
   disableBefore: string,
 ): Promise<boolean> {
-  await x.run('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [
-    now,
-    endpointId,
-  ])
+  // Only while enabled: an attempt that ends after the disable does not start the next count.
+  await x.run(
+    'UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND enabled = TRUE AND failing_since IS NULL',
+    [now, endpointId],
+  )
   const changed = await x.run(
-    'UPDATE webhook_endpoints SET enabled = FALSE, updated_at = ? WHERE id = ? AND enabled = TRUE AND failing_since <= ?',
+    `UPDATE webhook_endpoints SET enabled = FALSE, failing_since = NULL, updated_at = ?
+     WHERE id = ? AND enabled = TRUE AND failing_since <= ?`,
     [now, endpointId, disableBefore],
   )
   return changed > 0
