@@ -198,6 +198,10 @@ export async function main(typed: string[], io: Io): Promise<number> {
         checkOptions(cli, cli.globalCommand, argv, [])
         throw new UsageError('no command given (see api --help)')
       }
+      // An unknown option before the command takes the command for its value (`api --verbos
+      // list orders`); the option is the typo, not the next word.
+      const first = argv.findIndex((arg) => !arg.startsWith('-'))
+      checkOptions(cli, cli.globalCommand, first === -1 ? argv : argv.slice(0, first), [])
       throw unknownCommand(cli, String(cli.args[0]))
     }
     checkOptions(cli, cli.matchedCommand, argv, cli.args)

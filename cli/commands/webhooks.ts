@@ -1,7 +1,7 @@
 import type { CAC } from 'cac'
 import { newSecret, webhookBody, webhookHeaders } from '../../shared/webhook-signature.ts'
 import type { Context } from '../context.ts'
-import { UsageError } from '../errors.ts'
+import { EXIT, UsageError } from '../errors.ts'
 import { parseBody } from '../http.ts'
 
 /** Longest wait for the local receiver's answer, as the server waits for a real one. */
@@ -60,16 +60,23 @@ export async function listen(ctx: Context, options: Record<string, unknown>): Pr
   }
   ctx.io.stderr(`Forwarding events to ${to}\nSigning secret: ${secret}\nPress Ctrl-C to stop.\n`)
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-  void ctx.io.interrupted.then(() => reader.cancel())
+  let interrupted = false
+  void ctx.io.interrupted.then(() => {
+    interrupted = true
+    return reader.cancel()
+  })
   let buffer = ''
-  for (;;) {
+  read: for (;;) {
     const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-    if (done) return 0
+    if (done) break
     buffer += value
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const message = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
-      if (/^event: ?complete$/m.test(message)) return 0
+      if (/^event: ?complete$/m.test(message)) {
+        await reader.cancel()
+        break read
+      }
       const data = message
         .split('\n')
         .filter((l) => l.startsWith('data:'))
@@ -87,6 +94,11 @@ export async function listen(ctx: Context, options: Record<string, unknown>): Pr
       if (payload.data?.events) await forward(ctx, to, secret, payload.data.events)
     }
   }
+  // As for \`api graphql\` subscriptions: only Ctrl-C ends it as asked; the server ending it (a
+  // restart, a dropped connection) must not look like success to a script that watches it.
+  if (interrupted) return EXIT.interrupted
+  ctx.io.stderr('api: the server ended the subscription\n')
+  return EXIT.api
 }
 
 type Runner = (

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { type Env, loggedInEnv, type Order, seedOrders, seedUser } from './fixtures.ts'
-import { removeTempDirs, runCli } from './harness.ts'
+import { removeTempDirs, runCli, spawnCliOnTerminal, terminalAvailable } from './harness.ts'
 
 let server: TestServer
 let tenant: Tenant
@@ -94,6 +94,22 @@ describe('api delete COLLECTION (every matching record)', () => {
     expect(run.requests.map((r) => r.method)).toEqual(['GET'])
     expect(await remainingStatuses()).toHaveLength(3)
   })
+
+  it.skipIf(!terminalAvailable)(
+    'asks with the count as a process on a terminal: no keeps them, yes deletes them',
+    async () => {
+      const no = await spawnCliOnTerminal(['delete', 'orders', '--status', 'cancelled'], env, 'n\n')
+      expect(no.output).toContain('Delete 2 orders matching the filters in /api/v2/orders? [y/N]')
+      expect(no.output).toContain('nothing deleted')
+      expect(no.code).toBe(2)
+      expect(await remainingStatuses()).toEqual(['cancelled', 'paid', 'cancelled'])
+
+      const yes = await spawnCliOnTerminal(['delete', 'orders', '--status', 'cancelled'], env, 'y\n')
+      expect(yes.output).toContain('Delete 2 orders matching the filters in /api/v2/orders? [y/N]')
+      expect(yes.code).toBe(0)
+      expect(await remainingStatuses()).toEqual(['paid'])
+    },
+  )
 
   it('does not ask when stdin is not a terminal, even if stderr is', async () => {
     const run = await runCli(['delete', 'orders'], { env, stderrIsTTY: true, answer: true })

@@ -220,12 +220,14 @@ const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 export async function spawnCliOnTerminal(
   argv: string[],
   env: Record<string, string | undefined>,
+  typed?: string,
 ): Promise<{ code: number; output: string }> {
   const command = [BUN, CLI, ...argv].map(shellQuote).join(' ')
   const child = Bun.spawn([SCRIPT, '--quiet', '--return', '--command', command, '/dev/null'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME ?? tmpdir(), TERM: 'dumb', ...env },
-    stdin: 'ignore',
+    // What the person types at the terminal (an answer to a question), else nothing.
+    stdin: typed === undefined ? 'ignore' : new TextEncoder().encode(typed),
     stdout: 'pipe',
     stderr: 'pipe',
   })

@@ -20,6 +20,14 @@ describe('api with a typo', () => {
     [['lsit', 'orders'], 'api: unknown command "lsit" (did you mean list?); see: api --help\n'],
     [['frobnicate'], 'api: unknown command "frobnicate"; see: api --help\n'],
     [['--verbos'], 'api: unknown option --verbos (did you mean --verbose?); see: api --help\n'],
+    // Before the command, the parser would take `list` for the value of the unknown option.
+    [
+      ['--verbos', 'list', 'orders'],
+      'api: unknown option --verbos (did you mean --verbose?); see: api --help\n',
+    ],
+    [['--profile', 'staging', 'lsit'], 'api: unknown command "lsit" (did you mean list?); see: api --help\n'],
+    // Two letters swapped are one step from what was meant (`set` would be as near otherwise).
+    [['config', 'lsit'], 'api: api config takes get, set, unset or list (did you mean list?)\n'],
     [['list', 'orders', '-v'], 'api: unknown option -v for api list; see: api list --help\n'],
     [
       ['get', 'orders', 'ord_1', '--version'],
@@ -74,6 +82,37 @@ describe('any unknown option (property)', () => {
           expect(run.requests).toEqual([])
         },
       ),
+      { numRuns: 60 },
+    )
+  })
+})
+
+describe('two neighbouring letters swapped (property)', () => {
+  const commands = [
+    'login',
+    'logout',
+    'whoami',
+    'list',
+    'get',
+    'create',
+    'update',
+    'replace',
+    'delete',
+    'query',
+  ]
+  it('suggests the command meant', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...commands), fc.nat(), async (command, at) => {
+        const i = at % (command.length - 1)
+        const typed = command.slice(0, i) + command[i + 1] + command[i] + command.slice(i + 2)
+        fc.pre(typed !== command)
+        const run = await runCli([typed, 'orders'], { env })
+        expect(run.code).toBe(2)
+        expect(run.stderr).toBe(
+          `api: unknown command "${typed}" (did you mean ${command}?); see: api --help\n`,
+        )
+        expect(run.requests).toEqual([])
+      }),
       { numRuns: 60 },
     )
   })

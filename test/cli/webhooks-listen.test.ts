@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks'
 import { startTestServer } from '../support/server.ts'
 import { startReceiver } from '../webhooks/receiver.ts'
 import { type Env, loggedInEnv, seedUser } from './fixtures.ts'
-import { removeTempDirs, runCli } from './harness.ts'
+import { BUN, CLI, ROOT, removeTempDirs, runCli, spawnCli } from './harness.ts'
 
 const server = await startTestServer()
 const acme = await server.tenant()
@@ -44,7 +44,8 @@ it('api webhooks listen forwards each event to the local URL, signed with the se
       },
     },
   )
-  expect(run.code).toBe(0)
+  // Ctrl-C, as runCli's `interrupted` stands for it, is the only way it ends as asked.
+  expect(run.code).toBe(130)
   const secret = /Signing secret: (whsec_\S+)/.exec(run.stderr)?.[1]
   expect(secret).toBeDefined()
   const events = receiver.received.map(
@@ -65,4 +66,74 @@ it('api webhooks listen without --forward-to is a usage error', async () => {
   const run = await runCli(['webhooks', 'listen'], { env })
   expect(run.code).toBe(2)
   expect(run.stderr).toContain('--forward-to')
+})
+
+it('forwards as a process, signed with the secret given, and exits 130 at Ctrl-C', async () => {
+  const own = startReceiver()
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+  const child = Bun.spawn(
+    [
+      BUN,
+      CLI,
+      'webhooks',
+      'listen',
+      '--forward-to',
+      own.url,
+      '--events',
+      'order.created',
+      '--secret',
+      secret,
+    ],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
+  try {
+    // The subscription is open once the CLI says where it forwards.
+    const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader()
+    let said = ''
+    while (!said.includes('Press Ctrl-C to stop.')) {
+      const { value, done } = await stderr.read()
+      if (done) throw new Error(`api webhooks listen stopped: ${said}`)
+      said += value
+    }
+    await acme.fetch('/api/v1/orders', { method: 'POST', json: { userId, amount: 7003, currency: 'EUR' } })
+    await own.waitFor(1)
+    await Bun.sleep(100)
+    child.kill('SIGINT')
+    expect(await child.exited).toBe(130)
+    const event = new Webhook(secret).verify(own.received[0]!.body, own.received[0]!.headers) as {
+      id: string
+      type: string
+      data: { amount: number }
+    }
+    expect(event.type).toBe('order.created')
+    expect(event.data.amount).toBe(7003)
+    expect(await new Response(child.stdout).text()).toContain(`order.created ${event.id} -> 204`)
+  } finally {
+    child.kill()
+    own.stop()
+  }
+})
+
+it('exits 1 with a message when the server ends the stream (a script can start it again)', async () => {
+  const stub = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: () => new Response('', { headers: { 'Content-Type': 'text/event-stream' } }),
+  })
+  try {
+    const run = await spawnCli(['webhooks', 'listen', '--forward-to', receiver.url], {
+      ...env,
+      API_URL: stub.url.origin,
+      API_TOKEN: 'listen-token-0123456789',
+    })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toEndWith('api: the server ended the subscription\n')
+  } finally {
+    stub.stop(true)
+  }
 })
