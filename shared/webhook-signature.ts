@@ -29,6 +29,16 @@ export function webhookHeaders(
   }
 }
 
-/** The body of a delivery: `{id, type, createdAt, data}` of an event. */
+/**
+ * The body of a delivery: `{id, type, createdAt, actor, requestId, data}` of an event; `actor` and
+ * `requestId` are null for an event recorded before the log kept them.
+ */
 export const webhookBody = (event: Record<string, unknown>) =>
-  JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data })
+  JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    actor: event.actor ?? null,
+    requestId: event.requestId ?? null,
+    data: event.data,
+  })

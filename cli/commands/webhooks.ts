@@ -49,7 +49,7 @@ export async function listen(ctx: Context, options: Record<string, unknown>): Pr
   const response = await ctx.api().send('POST', '/graphql', {
     body: JSON.stringify({
       query:
-        'subscription Listen($types: [String!]) { events(types: $types) { id type resource resourceId data createdAt } }',
+        'subscription Listen($types: [String!]) { events(types: $types) { id type resource resourceId data createdAt actor { type id } requestId } }',
       variables: { types: types.length > 0 ? types : null },
     }),
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },

@@ -4,6 +4,7 @@ import { events } from '../../shared/resources/events.ts'
 import { deliveries } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
 import type { EngineContext } from '../resources/context.ts'
+import { actorOf } from '../resources/events.ts'
 import type { HookRegistry, ResourceHooks } from '../resources/hooks.ts'
 import type { Tx } from '../store/store.ts'
 import { newSecret, seal } from './signing.ts'
@@ -66,6 +67,8 @@ export function webhookHooks(options: { allowHttp: boolean; resolve?: Resolver }
               id: eventId,
               type: 'webhook.test',
               createdAt: now,
+              actor: actorOf(principal),
+              requestId: ctx.requestId?.() ?? null,
               data: {
                 endpointId: before.id,
                 message: 'A test event: this endpoint receives and verifies deliveries.',

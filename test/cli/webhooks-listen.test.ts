@@ -100,7 +100,11 @@ it('forwards as a process, signed with the secret given, and exits 130 at Ctrl-C
       if (done) throw new Error(`api webhooks listen stopped: ${said}`)
       said += value
     }
-    await acme.fetch('/api/v1/orders', { method: 'POST', json: { userId, amount: 7003, currency: 'EUR' } })
+    await acme.fetch('/api/v1/orders', {
+      method: 'POST',
+      headers: { 'X-Request-Id': 'listen-order-7003' },
+      json: { userId, amount: 7003, currency: 'EUR' },
+    })
     await own.waitFor(1)
     await Bun.sleep(100)
     child.kill('SIGINT')
@@ -112,6 +116,12 @@ it('forwards as a process, signed with the secret given, and exits 130 at Ctrl-C
     }
     expect(event.type).toBe('order.created')
     expect(event.data.amount).toBe(7003)
+    // The body a server's delivery has: who made the change, and in which request.
+    expect(Object.keys(event)).toEqual(['id', 'type', 'createdAt', 'actor', 'requestId', 'data'])
+    expect(event).toMatchObject({
+      actor: { type: 'client', id: acme.clientId },
+      requestId: 'listen-order-7003',
+    })
     expect(await new Response(child.stdout).text()).toContain(`order.created ${event.id} -> 204`)
   } finally {
     child.kill()

@@ -30,7 +30,7 @@ async function createEndpoint(body: Record<string, unknown>) {
   return (await response.json()) as Record<string, unknown> & { id: string; secret: string }
 }
 
-async function createOrder() {
+async function createOrder(headers: Record<string, string> = {}) {
   const user = await tenant.fetch('/api/v2/users', {
     method: 'POST',
     json: { name: 'Ann', email: `ann${crypto.randomUUID()}@example.com`, role: 'member' },
@@ -38,6 +38,7 @@ async function createOrder() {
   const { id: userId } = (await user.json()) as { id: string }
   const order = await tenant.fetch('/api/v1/orders', {
     method: 'POST',
+    headers,
     json: { userId, amount: 1200, currency: 'EUR' },
   })
   expect(order.status).toBe(201)
@@ -74,7 +75,7 @@ describe('webhook delivery', () => {
     expect(events).not.toContain(endpoint.secret)
     expect(events).toContain('webhook_endpoint.created')
 
-    const order = await createOrder()
+    const order = await createOrder({ 'X-Request-Id': 'hook-test-order-1' })
     const [delivery] = await r.waitFor(1)
     const verified = new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers) as Record<
       string,
@@ -83,7 +84,10 @@ describe('webhook delivery', () => {
     expect(verified.type).toBe('order.created')
     expect((verified.data as { id: string }).id).toBe(order.id)
     expect(delivery!.headers['webhook-id']).toBe(verified.id as string)
-    expect(Object.keys(verified)).toEqual(['id', 'type', 'createdAt', 'data'])
+    expect(Object.keys(verified)).toEqual(['id', 'type', 'createdAt', 'actor', 'requestId', 'data'])
+    // Who made the change, and in which request, as the event log records them.
+    expect(verified.actor).toEqual({ type: 'client', id: tenant.clientId })
+    expect(verified.requestId).toBe('hook-test-order-1')
     // A wrong secret does not verify.
     expect(() =>
       new Webhook(`whsec_${btoa('x'.repeat(32))}`).verify(delivery!.body, delivery!.headers),
@@ -164,13 +168,20 @@ describe('webhook delivery', () => {
     const endpoint = await createEndpoint({ url: r.url, eventTypes: ['nothing.ever'] })
     const { secret: otherSecret } = await createEndpoint({ url: other.url, eventTypes: ['nothing.ever'] })
     expect(otherSecret).toBeTruthy()
-    const response = await tenant.fetch(`/api/v2/webhook-endpoints/${endpoint.id}/test`, { method: 'POST' })
+    const response = await tenant.fetch(`/api/v2/webhook-endpoints/${endpoint.id}/test`, {
+      method: 'POST',
+      headers: { 'X-Request-Id': 'hook-test-ping-1' },
+    })
     expect(response.status).toBe(200)
     const [delivery] = await r.waitFor(1)
     const verified = new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers) as {
       type: string
+      actor: unknown
+      requestId: unknown
     }
     expect(verified.type).toBe('webhook.test')
+    expect(verified.actor).toEqual({ type: 'client', id: tenant.clientId })
+    expect(verified.requestId).toBe('hook-test-ping-1')
     await Bun.sleep(300)
     expect(other.received).toHaveLength(0)
   })
