@@ -132,6 +132,44 @@ for (const backend of backends) {
       }
     }, 30_000)
 
+    it('a receiver failing its first 3 calls gets the event on the 4th attempt, 5 s, 5 min and 30 min apart', async () => {
+      const FAILURES = 3
+      const receiver = startReceiver((_request, index) =>
+        index < FAILURES ? new Response('busy', { status: 503 }) : new Response(null, { status: 204 }),
+      )
+      receivers.push(receiver)
+      let now = Date.parse('2026-03-01T00:00:00.000Z')
+      const { store, deliver, delivery } = await setUp(await backend.location(), receiver.url, now)
+      const id = await deliver(now)
+      const running = worker(store, () => now)
+      try {
+        for (const [i, wait] of SCHEDULE.slice(0, FAILURES).entries()) {
+          await until(async () => (await delivery(id)).attempts === i + 1, `attempt ${i + 1}`)
+          expect(await delivery(id)).toMatchObject({
+            status: 'pending',
+            lastResponseStatus: 503,
+            nextAttemptAt: isoNow(now + wait),
+          })
+          now += wait
+        }
+        await until(async () => (await delivery(id)).status === 'succeeded', 'the delivery succeeded')
+        expect(await delivery(id)).toMatchObject({
+          status: 'succeeded',
+          attempts: FAILURES + 1,
+          lastResponseStatus: 204,
+          nextAttemptAt: null,
+        })
+        // Nothing more is sent once it succeeded, and every attempt carried the same webhook-id.
+        now += 30 * DAY
+        await Bun.sleep(60)
+        expect(receiver.received).toHaveLength(FAILURES + 1)
+        expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1)
+      } finally {
+        await running.stop()
+        await store.close()
+      }
+    }, 30_000)
+
     it('an endpoint failing every attempt for 5 days is disabled with an event; turned on again, it has 5 days again', async () => {
       const receiver = startReceiver(() => new Response(null, { status: 500 }))
       receivers.push(receiver)
