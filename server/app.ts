@@ -149,7 +149,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     })
   }
   app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
-  mountHealth(app, store, () => draining)
+  mountHealth(app, store, () => draining, redis)
   mountDocs(app)
   mountServiceIndex(app)
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT

@@ -19,7 +19,30 @@ export class RedisConnection {
   ) {}
 
   /** Runs `command`; undefined when Redis did not answer in time (already reported). */
-  async run<T>(command: (redis: RedisClient) => Promise<T>): Promise<T | undefined> {
+  run<T>(command: (redis: RedisClient) => Promise<T>): Promise<T | undefined> {
+    return this.attempt(command, true)
+  }
+
+  /** Whether Redis answers in time (`/readyz`); a failure is not logged, readiness reports it. */
+  async reachable(): Promise<boolean> {
+    return (await this.attempt((redis) => redis.send('PING', []), false)) !== undefined
+  }
+
+  close(): void {
+    this.redis?.close()
+    this.redis = null
+  }
+
+  private async attempt<T>(
+    command: (redis: RedisClient) => Promise<T>,
+    report: boolean,
+  ): Promise<T | undefined> {
+    // Within a second of a failure no new connection is tried. The refusal does not push the next
+    // try further: under steady traffic that would never come, and Redis back would stay unused.
+    if (!this.redis && Date.now() < this.retryAt) {
+      if (report) this.onError(new Error('Redis is unreachable; retrying shortly'))
+      return undefined
+    }
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
       const timeout = new Promise<never>((_, reject) => {
@@ -33,22 +56,15 @@ export class RedisConnection {
       this.redis?.close()
       this.redis = null
       this.retryAt = Date.now() + 1_000
-      this.onError(error)
+      if (report) this.onError(error)
       return undefined
     } finally {
       clearTimeout(timer)
     }
   }
 
-  close(): void {
-    this.redis?.close()
-    this.redis = null
-  }
-
   private client(): RedisClient {
-    if (this.redis) return this.redis
-    if (Date.now() < this.retryAt) throw new Error('Redis is unreachable; retrying shortly')
-    this.redis = new RedisClient(this.url, { connectionTimeout: 2_000, autoReconnect: false })
+    this.redis ??= new RedisClient(this.url, { connectionTimeout: 2_000, autoReconnect: false })
     return this.redis
   }
 }

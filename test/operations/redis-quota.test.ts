@@ -59,6 +59,31 @@ describeWithRedis('the request quota in Redis', () => {
     expect(errors.length).toBeGreaterThan(0)
   })
 
+  it('counts in Redis again once it is back, while requests keep coming more often than once a second', async () => {
+    const own = await startTestRedis({ own: true })
+    const port = Number(new URL(own.url).port)
+    let restarted: TestRedis | undefined
+    try {
+      const now = () => 3_000_000 * 60_000
+      const q = new RedisQuota(connect(own.url), 1, now)
+      expect((await q.take('steady')).allowed).toBe(true)
+      expect((await q.take('steady')).allowed).toBe(false)
+      await own.stop()
+      expect((await q.take('steady')).allowed).toBe(true)
+      restarted = await startTestRedis({ own: true, port })
+      // A request every 100 ms: the restarted Redis (empty) counts one, then refuses the next.
+      let refused = false
+      for (const deadline = Date.now() + 4_000; !refused && Date.now() < deadline; ) {
+        refused = !(await q.take('steady')).allowed
+        await Bun.sleep(100)
+      }
+      expect(refused).toBe(true)
+    } finally {
+      await own.stop()
+      await restarted?.stop()
+    }
+  })
+
   it('counts login failures for every replica, in a sliding window, and keeps no e-mail address in Redis', async () => {
     let now = 5_000_000
     const a = new RedisFailureWindow(connect(redis.url), 'login-account', 3, 60_000, () => now)

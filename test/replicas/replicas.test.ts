@@ -1,12 +1,13 @@
 /**
  * Three compiled `api-server` replicas on one PostgreSQL database behind nginx (Debian's), round
- * robin on loopback, as docs/operations.md ("PostgreSQL") describes a deployment: every request
- * below goes through the proxy, so consecutive requests land on different replicas.
+ * robin on loopback, with the proxy configuration docs/deployment.md gives: every request below
+ * goes through the proxy, so consecutive requests land on different replicas.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createClient } from 'graphql-ws'
 import { Webhook } from 'standardwebhooks'
 import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
@@ -113,6 +114,8 @@ describeWithReplicas('three replicas behind a proxy', () => {
               '--rate-limit',
               String(RATE_LIMIT),
               '--allow-http-webhooks',
+              // As docs/deployment.md starts them: the client's address is the proxy's header.
+              '--trust-proxy',
             ],
             {
               command: server,
@@ -126,7 +129,16 @@ describeWithReplicas('three replicas behind a proxy', () => {
         ),
       )),
     )
-    const upstreams = replicas.map((r) => `server ${new URL(r.url).host} max_fails=0;`).join('\n    ')
+    // The proxy's configuration is docs/deployment.md's, with these replicas' and the proxy's ports.
+    const guide = readFileSync(join(ROOT, 'docs/deployment.md'), 'utf8')
+    const documented = /```nginx\n([\s\S]*?)```/.exec(guide)?.[1]
+    if (!documented) throw new Error('docs/deployment.md has no nginx configuration')
+    const ports = replicas.map((r) => new URL(r.url).port)
+    const site = documented
+      .replace(/127\.0\.0\.1:808([1-3]);/g, (_, n: string) => `127.0.0.1:${ports[Number(n) - 1]};`)
+      .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${proxyPort};`)
+    expect(site).not.toContain(':808')
+    // The rest is what Debian's /etc/nginx/nginx.conf around conf.d/ gives, in the test's directory.
     writeFileSync(
       join(dir, 'nginx.conf'),
       `daemon off;
@@ -140,19 +152,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream replicas {
-    ${upstreams}
-  }
-  server {
-    listen 127.0.0.1:${proxyPort};
-    location / {
-      proxy_pass http://replicas;
-      proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $remote_addr;
-      proxy_set_header X-Forwarded-Proto $scheme;
-    }
-  }
+${site}
 }
 `,
     )
@@ -163,6 +163,8 @@ http {
       await Bun.sleep(50)
     }
     token = await issue()
+    // With Redis no replica warns that it counts limits on its own.
+    for (const replica of replicas) expect(replica.stderr()).not.toContain('without --redis')
   }, 120_000)
 
   afterAll(async () => {
@@ -184,8 +186,14 @@ http {
       tags.add(read.headers.get('etag')!)
     }
     expect(tags.size).toBe(1)
-    // Each replica answered some of them: the proxy spreads, the store is shared.
-    for (const replica of replicas) expect((await fetch(`${replica.url}/readyz`)).status).toBe(200)
+    // Asked directly, every replica reads the record with that ETag, whichever one created it.
+    for (const replica of replicas) {
+      const read = await fetch(`${replica.url}/api/v2/users/${id}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+      expect(read.status).toBe(200)
+      expect(read.headers.get('etag')).toBe([...tags][0]!)
+    }
   })
 
   it('performs an idempotent create once, whichever replicas its retries reach', async () => {
@@ -237,9 +245,9 @@ http {
       ).toBe(401)
   })
 
-  /** The ids of the first `count` events a subscription on `replica` delivers after event `after`. */
-  async function subscribed(replica: ServeProcess, after: string, count: number): Promise<string[]> {
-    const response = await fetch(`${replica.url}/graphql`, {
+  /** The ids of the first `count` events a subscription at `base` delivers after event `after`. */
+  async function subscribed(base: string, after: string, count: number): Promise<string[]> {
+    const response = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: {
         Authorization: `Bearer ${token}`,
@@ -267,7 +275,30 @@ http {
     return ids
   }
 
-  it('delivers every event once, in one order, to subscribers on every replica, under 16 writers', async () => {
+  /** The same over WebSocket (graphql-transport-ws), as a browser behind the proxy subscribes. */
+  async function subscribedOverWebSocket(base: string, after: string, count: number): Promise<string[]> {
+    const client = createClient({
+      url: `${base.replace(/^http/, 'ws')}/graphql`,
+      connectionParams: { Authorization: `Bearer ${token}` },
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+    })
+    const ids: string[] = []
+    try {
+      const events = client.iterate<{ events: { id: string } }>({
+        query: `subscription { events(after: "${after}") { id } }`,
+      })
+      for await (const result of events) {
+        ids.push(result.data!.events.id)
+        if (ids.length === count) break
+      }
+    } finally {
+      await client.dispose()
+    }
+    return ids
+  }
+
+  it('delivers every event once, in one order, to subscribers on every replica and through the proxy, under 16 writers', async () => {
     const mark = await post('/api/v2/products', {
       name: 'Mark',
       sku: 'MARK',
@@ -278,7 +309,11 @@ http {
       data: { id: string }[]
     }
     const after = events.data[0]!.id
-    const listening = replicas.map((replica) => subscribed(replica, after, 16))
+    // One subscriber on each replica, and two through the proxy: server-sent events and WebSocket.
+    const listening = [
+      ...[...replicas.map((replica) => replica.url), proxy].map((base) => subscribed(base, after, 16)),
+      subscribedOverWebSocket(proxy, after, 16),
+    ]
     const writes = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         post('/api/v2/products', { name: `P${i}`, sku: `SKU-${i}`, price: { value: 100, currency: 'EUR' } }),
@@ -289,6 +324,8 @@ http {
     expect(new Set(seen[0]).size).toBe(16)
     expect(seen[1]).toEqual(seen[0]!)
     expect(seen[2]).toEqual(seen[0]!)
+    expect(seen[3]).toEqual(seen[0]!)
+    expect(seen[4]).toEqual(seen[0]!)
   })
 
   it('holds one rate limit across the replicas (counted in Redis)', async () => {

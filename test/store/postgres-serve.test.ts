@@ -50,9 +50,10 @@ describeWithPostgres('api-server --db postgres://', () => {
     await postgres?.stop()
   })
 
-  it('says it is ready, and never shows the password of its database URL', async () => {
+  it('says it is ready, warns that without Redis limits are per replica, and never shows the password of its database URL', async () => {
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
     expect(server.stderr()).toContain('database postgres://postgres:***@127.0.0.1')
+    expect(server.stderr()).toContain('warning: without --redis every replica counts rate limits on its own')
     expect(server.stdout() + server.stderr()).not.toContain('pw-never-shown')
   })
 

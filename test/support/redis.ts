@@ -22,10 +22,17 @@ async function freePort(): Promise<number> {
   return port
 }
 
-export async function startTestRedis(): Promise<TestRedis> {
+export interface RedisOptions {
+  /** A server of its own, which the test may stop and start again, even when `API_TEST_REDIS_URL` is set. */
+  own?: boolean
+  /** The port to listen on (a free one by default): a restarted server at the same URL. */
+  port?: number
+}
+
+export async function startTestRedis(options: RedisOptions = {}): Promise<TestRedis> {
   const given = process.env.API_TEST_REDIS_URL
-  if (given) return { url: given, stop: async () => {} }
-  const port = await freePort()
+  if (given && !options.own) return { url: given, stop: async () => {} }
+  const port = options.port ?? (await freePort())
   const server = Bun.spawn(
     [REDIS_SERVER, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdout: 'ignore', stderr: 'pipe' },
