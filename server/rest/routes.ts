@@ -70,6 +70,9 @@ function bulkDeleteQuery(resource: Resource, url: URL): ListQuery {
   return parsed.query
 }
 
+/** Its answers to writes may show a secret (`revealed`): kept sealed for an Idempotency-Key's replay. */
+const revealsSecrets = (resource: Resource) => Object.keys(resource.revealed).length > 0
+
 function parentOf(resource: Resource, params: Record<string, string>): ParentRef | undefined {
   return resource.parent && params.parentId
     ? { collection: resource.parent.collection, id: params.parentId }
@@ -117,6 +120,7 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
           Location: `${prefix}/${resource.name}/${entity.id as string}`,
         })
       },
+      revealsSecrets(resource),
     )
     return idempotentResponse(answer)
   }
@@ -241,6 +245,7 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
           const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)
           return entityAnswer(200, represent(entity))
         },
+        revealsSecrets(resource),
       )
       return idempotentResponse(answer)
     },

@@ -3,11 +3,12 @@ import { newId } from '../../shared/ids.ts'
 import { events } from '../../shared/resources/events.ts'
 import { deliveries } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
+import { newSecret } from '../../shared/webhook-signature.ts'
+import { seal } from '../crypto/seal.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { actorOf } from '../resources/events.ts'
 import type { HookRegistry, ResourceHooks } from '../resources/hooks.ts'
 import type { Tx } from '../store/store.ts'
-import { newSecret, seal } from './signing.ts'
 import { type Resolver, resolveTarget, TargetRefused } from './target.ts'
 
 /** How long a rotated secret keeps signing alongside the new one. */

@@ -3,12 +3,12 @@ import { events } from '../../shared/resources/events.ts'
 import { deliveries, webhookEndpoints } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
 import { webhookBody, webhookHeaders } from '../../shared/webhook-signature.ts'
+import { unseal } from '../crypto/seal.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { Store } from '../store/store.ts'
 import type { ClaimedDelivery, DeliveryOutcome } from '../store/types.ts'
 import { secretKey } from './hooks.ts'
 import { type AttemptResult, postOnce } from './post.ts'
-import { unseal } from './signing.ts'
 import { type Resolver, resolveTarget } from './target.ts'
 
 const MINUTE = 60_000

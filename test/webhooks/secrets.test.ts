@@ -87,3 +87,44 @@ it('GraphQL answers the secret on create and rotate only; it signs deliveries an
   for (const secret of secrets)
     expect(lines.filter((line) => line.includes(secret.slice('whsec_'.length)))).toEqual([])
 })
+
+it('an Idempotency-Key replays the secret of a create or rotation, which its stored answer keeps sealed', async () => {
+  const key = (name: string) => ({ 'Idempotency-Key': `${name}-${crypto.randomUUID()}` })
+  const createKey = key('create')
+  const create = () =>
+    tenant.fetch('/api/v2/webhook-endpoints', {
+      method: 'POST',
+      headers: createKey,
+      json: { url: receiver.url, eventTypes: ['nothing.ever'] },
+    })
+  const first = await create()
+  expect(first.status).toBe(201)
+  const created = (await first.json()) as Endpoint
+  // The first answer may never have reached the client: the replay shows the same secret.
+  const again = await create()
+  expect(again.headers.get('Idempotent-Replayed')).toBe('true')
+  expect(((await again.json()) as Endpoint).secret).toBe(created.secret)
+
+  const rotateKey = key('rotate')
+  const rotate = () =>
+    tenant.fetch(`/api/v2/webhook-endpoints/${created.id}/rotate-secret`, {
+      method: 'POST',
+      headers: rotateKey,
+    })
+  const rotated = (await (await rotate()).json()) as Endpoint
+  const replayed = await rotate()
+  expect(replayed.headers.get('Idempotent-Replayed')).toBe('true')
+  expect(((await replayed.json()) as Endpoint).secret).toBe(rotated.secret)
+  expect(rotated.secret).not.toBe(created.secret)
+
+  // In the database the kept answers hold neither secret, nor anything else of them in clear.
+  const kept = await server.sql.all<{ body: string }>(
+    "SELECT body FROM idempotency_keys WHERE key LIKE 'create-%' OR key LIKE 'rotate-%'",
+  )
+  expect(kept).toHaveLength(2)
+  for (const { body } of kept) {
+    for (const secret of [created.secret!, rotated.secret!])
+      expect(body).not.toContain(secret.slice('whsec_'.length))
+    expect(body).not.toContain(created.id)
+  }
+})

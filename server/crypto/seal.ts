@@ -1,10 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
-export { newSecret } from '../../shared/webhook-signature.ts'
-
 /**
- * Secrets are kept sealed (AES-256-GCM) under a key of the instance (`settings`, next to the
- * signing keys): a copy of the webhook tables alone, or a log of their rows, shows no secret.
+ * Secrets at rest are kept sealed (AES-256-GCM) under a key of the instance (`settings`, next to
+ * the signing keys): a copy of the tables that hold them, or a log of their rows, shows no secret.
+ * Webhook signing secrets, and the stored answers that revealed one, are sealed this way.
  */
 export function seal(key: Uint8Array, secret: string): string {
   const iv = randomBytes(12)
