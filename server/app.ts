@@ -137,7 +137,16 @@ export async function createApp(options: AppOptions): Promise<App> {
       json(200, await keys.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     )
   // `--redis`: one connection for the request quota and the OAuth throttles, shared by every replica.
-  const redis = options.redis ? new RedisConnection(options.redis, log) : undefined
+  const redis = options.redis
+    ? new RedisConnection(
+        options.redis,
+        (error) =>
+          logger.log('error', 'redis unreachable: requests go uncounted until it answers', {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        () => logger.log('warn', 'redis answers again: limits are counted in it'),
+      )
+    : undefined
   mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version, cache })

@@ -7,18 +7,21 @@ const REDIS_TIMEOUT_MS = 500
  * One connection to the Redis that replicas share counters in (`serve --redis`). Made on first
  * use and again after a failure, at most once a second; the client's own reconnecting is off, so
  * that a Redis that is down fails fast instead of queueing commands. Every command gives up after
- * REDIS_TIMEOUT_MS: callers then go on without the shared count (and the failure is logged).
+ * REDIS_TIMEOUT_MS: callers then go on without the shared count. An outage is reported once, when
+ * it starts (`onError`), and its end once (`onRecovered`): not once per request while it lasts.
  */
 export class RedisConnection {
   private redis: RedisClient | null = null
   private retryAt = 0
+  private down = false
 
   constructor(
     private readonly url: string,
     private readonly onError: (error: unknown) => void = () => {},
+    private readonly onRecovered: () => void = () => {},
   ) {}
 
-  /** Runs `command`; undefined when Redis did not answer in time (already reported). */
+  /** Runs `command`; undefined when Redis did not answer in time (the outage reported once). */
   run<T>(command: (redis: RedisClient) => Promise<T>): Promise<T | undefined> {
     return this.attempt(command, true)
   }
@@ -39,10 +42,7 @@ export class RedisConnection {
   ): Promise<T | undefined> {
     // Within a second of a failure no new connection is tried. The refusal does not push the next
     // try further: under steady traffic that would never come, and Redis back would stay unused.
-    if (!this.redis && Date.now() < this.retryAt) {
-      if (report) this.onError(new Error('Redis is unreachable; retrying shortly'))
-      return undefined
-    }
+    if (!this.redis && Date.now() < this.retryAt) return undefined
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
       const timeout = new Promise<never>((_, reject) => {
@@ -51,12 +51,20 @@ export class RedisConnection {
           REDIS_TIMEOUT_MS,
         )
       })
-      return await Promise.race([command(this.client()), timeout])
+      const answer = await Promise.race([command(this.client()), timeout])
+      if (this.down) {
+        this.down = false
+        this.onRecovered()
+      }
+      return answer
     } catch (error) {
       this.redis?.close()
       this.redis = null
       this.retryAt = Date.now() + 1_000
-      if (report) this.onError(error)
+      if (report && !this.down) {
+        this.down = true
+        this.onError(error)
+      }
       return undefined
     } finally {
       clearTimeout(timer)
