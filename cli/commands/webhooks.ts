@@ -43,8 +43,16 @@ export async function listen(ctx: Context, options: Record<string, unknown>): Pr
   const to = options.forwardTo === undefined ? undefined : String(options.forwardTo)
   if (!to || !URL.canParse(to) || !/^https?:$/.test(new URL(to).protocol))
     throw new UsageError('--forward-to needs an http(s) URL, e.g. http://127.0.0.1:3000/hook')
-  const secret = options.secret === undefined ? newSecret() : String(options.secret)
-  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) throw new UsageError('--secret must be whsec_ and base64')
+  // A secret given on the command line shows in `ps`; API_WEBHOOK_SECRET does not.
+  const given =
+    options.secret !== undefined
+      ? { secret: String(options.secret), from: '--secret' }
+      : ctx.io.env.API_WEBHOOK_SECRET
+        ? { secret: ctx.io.env.API_WEBHOOK_SECRET, from: 'API_WEBHOOK_SECRET' }
+        : undefined
+  const secret = given?.secret ?? newSecret()
+  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
+    throw new UsageError(`${given?.from ?? '--secret'} must be whsec_ and base64`)
   const types = options.events === undefined ? [] : String(options.events).split(',').filter(Boolean)
   const response = await ctx.api().send('POST', '/graphql', {
     body: JSON.stringify({
@@ -58,7 +66,9 @@ export async function listen(ctx: Context, options: Record<string, unknown>): Pr
     await parseBody(response)
     return 1
   }
-  ctx.io.stderr(`Forwarding events to ${to}\nSigning secret: ${secret}\nPress Ctrl-C to stop.\n`)
+  // Only a secret made here is printed: one given is already known, and stays out of the output.
+  const signing = given ? `Signing with the secret of ${given.from}` : `Signing secret: ${secret}`
+  ctx.io.stderr(`Forwarding events to ${to}\n${signing}\nPress Ctrl-C to stop.\n`)
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let interrupted = false
   void ctx.io.interrupted.then(() => {
@@ -114,7 +124,10 @@ export function webhooksCommand(cli: CAC, run: Runner): void {
     )
     .option('--forward-to <url>', 'Where to POST each event (http://127.0.0.1:3000/hook)')
     .option('--events <types>', 'Only these event types, comma-separated (default: all)')
-    .option('--secret <whsec>', 'Sign with this secret (default: a new one, printed)')
+    .option(
+      '--secret <whsec>',
+      'Sign with this secret (prefer API_WEBHOOK_SECRET; default: a new one, printed)',
+    )
     .example('api webhooks listen --forward-to http://127.0.0.1:3000/hook')
     .action(
       run(async (ctx, subcommand: string, options: Record<string, unknown>) => {

@@ -68,25 +68,28 @@ it('api webhooks listen without --forward-to is a usage error', async () => {
   expect(run.stderr).toContain('--forward-to')
 })
 
-it('forwards as a process, signed with the secret given, and exits 130 at Ctrl-C', async () => {
+it('a secret given that is not whsec_ and base64 is a usage error naming where it came from', async () => {
+  const flag = await runCli(['webhooks', 'listen', '--forward-to', receiver.url, '--secret', 'hunter2'], {
+    env,
+  })
+  expect(flag.code).toBe(2)
+  expect(flag.stderr).toContain('--secret must be whsec_ and base64')
+  const variable = await runCli(['webhooks', 'listen', '--forward-to', receiver.url], {
+    env: { ...env, API_WEBHOOK_SECRET: 'hunter2' },
+  })
+  expect(variable.code).toBe(2)
+  expect(variable.stderr).toContain('API_WEBHOOK_SECRET must be whsec_ and base64')
+  expect(variable.stderr).not.toContain('hunter2')
+})
+
+it('forwards as a process, signed with the secret of API_WEBHOOK_SECRET (not printed), and exits 130 at Ctrl-C', async () => {
   const own = startReceiver()
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
   const child = Bun.spawn(
-    [
-      BUN,
-      CLI,
-      'webhooks',
-      'listen',
-      '--forward-to',
-      own.url,
-      '--events',
-      'order.created',
-      '--secret',
-      secret,
-    ],
+    [BUN, CLI, 'webhooks', 'listen', '--forward-to', own.url, '--events', 'order.created'],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME, ...env },
+      env: { PATH: process.env.PATH, HOME: env.XDG_CONFIG_HOME, ...env, API_WEBHOOK_SECRET: secret },
       stdout: 'pipe',
       stderr: 'pipe',
     },
@@ -100,6 +103,8 @@ it('forwards as a process, signed with the secret given, and exits 130 at Ctrl-C
       if (done) throw new Error(`api webhooks listen stopped: ${said}`)
       said += value
     }
+    expect(said).toContain('Signing with the secret of API_WEBHOOK_SECRET')
+    expect(said).not.toContain(secret.slice('whsec_'.length))
     await acme.fetch('/api/v1/orders', {
       method: 'POST',
       headers: { 'X-Request-Id': 'listen-order-7003' },
