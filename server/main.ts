@@ -270,7 +270,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
         throw error
       })
       const state = {
-        url: server.url,
+        // Where clients reach it: the public origin when one is given (a replica behind a proxy).
+        url: baseUrl === undefined ? server.url : String(baseUrl).replace(/\/+$/, ''),
+        servesTls: transport.tls !== undefined,
         // A PostgreSQL URL is shown without its password: the hint names where, not how to log in.
         db: describeLocation(db),
         defaultDb: db === DEFAULT_DB,

@@ -42,8 +42,10 @@ function pathWord(path: string): string {
 }
 
 export interface StartState {
-  /** The server's URL as clients reach it. */
+  /** The server's URL as clients reach it (`--base-url` when given). */
   url: string
+  /** Whether it serves HTTPS itself (`--tls-cert`): then the CLI may need to trust a private CA. */
+  servesTls?: boolean
   /** The `--db` value, and whether it is the default one (then the steps need no `--db`). */
   db: string
   defaultDb: boolean
@@ -60,7 +62,12 @@ export function startHint(run: Invocation, state: StartState): string[] {
   const login = run.fromSource
     ? `${apiUrl}${run.cli} login   (or ${apiUrl}dist/api login after npm run build)`
     : `${apiUrl}${run.cli} login`
-  if (state.hasOrg) return [`Next, in another terminal: ${login}`]
+  const trust = state.servesTls
+    ? [
+        `If the certificate is from a private CA, give the CLI its certificate: API_CA_CERT=ca.pem ${run.cli} login`,
+      ]
+    : []
+  if (state.hasOrg) return [`Next, in another terminal: ${login}`, ...trust]
   if (state.db === ':memory:') {
     return [
       'The database (:memory:) has no organization, and admin commands cannot reach a database in memory:',
@@ -75,5 +82,6 @@ export function startHint(run: Invocation, state: StartState): string[] {
     `  ${admin} user create --org Acme --email you@example.com --name 'Your Name' --role admin --password 'a long passphrase'`,
     `  ${admin} client create --name my-service --org Acme`,
     `Then log in: ${login}`,
+    ...trust,
   ]
 }

@@ -98,6 +98,18 @@ describe('api-server serve: stdout is the JSON log, people read stderr', () => {
     )
   })
 
+  it('names the public origin of --base-url in the hint, as clients behind a proxy reach it', async () => {
+    const db = newDb()
+    await runOk(['org', 'create', '--name', 'Acme'], db)
+    const server = await startServe(['--port', '0', '--db', db, '--base-url', 'https://api.example.com/'])
+    expect(await server.stop()).toBe(0)
+    expect(server.stderr()).toContain(
+      'Next, in another terminal: API_URL=https://api.example.com npm run -s api -- login',
+    )
+    // Plain HTTP here: nothing about a private CA.
+    expect(server.stderr()).not.toContain('API_CA_CERT')
+  })
+
   it('with --demo on :memory:, loads the demo data into the database it serves and prints the logins on stderr', async () => {
     const server = await startServe(['--port', '0', '--db', ':memory:', '--demo'])
     expect(await server.stop()).toBe(0)

@@ -189,8 +189,12 @@ describe('api-server serve --tls-cert --tls-key', () => {
     await server?.stop()
   })
 
-  it('listens on https and says so', () => {
+  it('listens on https and says so, with how the CLI trusts a private CA', () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+    expect(server.stderr()).toContain(`API_URL=${server.url} npm run -s api -- login`)
+    expect(server.stderr()).toContain(
+      'If the certificate is from a private CA, give the CLI its certificate: API_CA_CERT=ca.pem npm run -s api -- login',
+    )
   })
 
   it('sends Strict-Transport-Security on every response: a page, an error, a preflight, the metadata', async () => {
