@@ -64,7 +64,7 @@ export function startHint(run: Invocation, state: StartState): string[] {
     : `${apiUrl}${run.cli} login`
   const trust = state.servesTls
     ? [
-        `If the certificate is from a private CA, give the CLI its certificate: API_CA_CERT=ca.pem ${run.cli} login`,
+        `If the certificate is from a private CA, give the CLI its certificate: ${apiUrl}API_CA_CERT=ca.pem ${run.cli} login`,
       ]
     : []
   if (state.hasOrg) return [`Next, in another terminal: ${login}`, ...trust]

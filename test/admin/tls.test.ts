@@ -193,7 +193,7 @@ describe('api-server serve --tls-cert --tls-key', () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
     expect(server.stderr()).toContain(`API_URL=${server.url} npm run -s api -- login`)
     expect(server.stderr()).toContain(
-      'If the certificate is from a private CA, give the CLI its certificate: API_CA_CERT=ca.pem npm run -s api -- login',
+      `If the certificate is from a private CA, give the CLI its certificate: API_URL=${server.url} API_CA_CERT=ca.pem npm run -s api -- login`,
     )
   })
 
