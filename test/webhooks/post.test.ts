@@ -82,3 +82,33 @@ it('a receiver that does not answer in time fails the attempt; the server waits 
   expect(performance.now() - started).toBeLessThan(2_000)
   expect(r.received).toHaveLength(1)
 })
+
+it('a port nobody listens on fails the attempt as "connection refused"', async () => {
+  const closed = receiver()
+  const url = closed.url
+  closed.stop()
+  const target = await resolveTarget(url, true)
+  expect(await postOnce(target, '{}', {}, 2_000)).toEqual({ status: null, error: 'connection refused' })
+})
+
+it('a receiver that drops the connection without answering fails the attempt with a plain reason', async () => {
+  const listener = Bun.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      data(socket) {
+        socket.end()
+      },
+    },
+  })
+  try {
+    const target = await resolveTarget(`http://127.0.0.1:${listener.port}/hook`, true)
+    const result = await postOnce(target, '{}', {}, 2_000)
+    expect(result.status).toBeNull()
+    expect(['connection closed before an answer', 'connection reset by the receiver']).toContain(
+      result.error!,
+    )
+  } finally {
+    listener.stop(true)
+  }
+})
