@@ -141,7 +141,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ? new RedisConnection(
         options.redis,
         (error) =>
-          logger.log('error', 'redis unreachable: requests go uncounted until it answers', {
+          logger.log('error', 'redis unreachable: each replica counts limits on its own until it answers', {
             error: error instanceof Error ? error.message : String(error),
           }),
         () => logger.log('warn', 'redis answers again: limits are counted in it'),

@@ -1,4 +1,4 @@
-import { RATE_WINDOW_S, type RateState, type RequestQuota } from './rate-limit.ts'
+import { RATE_WINDOW_S, RateLimiter, type RateState, type RequestQuota } from './rate-limit.ts'
 import type { RedisConnection } from './redis-connection.ts'
 
 const POLICY = 'default'
@@ -15,11 +15,13 @@ return n`
  * The request quota shared by every replica (`serve --redis`): the same policy as the in-memory
  * one, counted in Redis. Windows are aligned to the clock (a minute starts on the minute) so that
  * every replica agrees where one ends without talking to the others. When Redis does not answer,
- * requests are let through (and the failure logged): an outage of the counters is not an outage
- * of the service.
+ * each replica counts on its own (in memory, as without `--redis`) until it answers again: an
+ * outage of the counters is neither an outage of the service nor a lifting of its limits.
  */
 export class RedisQuota implements RequestQuota {
   readonly policy: string
+  /** The quota this replica counts alone while Redis does not answer. */
+  private readonly local: RateLimiter
 
   constructor(
     private readonly redis: RedisConnection,
@@ -28,20 +30,21 @@ export class RedisQuota implements RequestQuota {
     readonly windowS = RATE_WINDOW_S,
   ) {
     this.policy = `"${POLICY}";q=${limit};w=${windowS}`
+    this.local = new RateLimiter(limit, clock, windowS)
   }
 
   async take(key: string): Promise<RateState> {
     const { name, start, now } = this.window(key)
     const ttl = String(this.windowS * 1000 + 1000)
     const count = await this.redis.run((r) => r.send('EVAL', [TAKE, '1', name, ttl]))
-    if (count === undefined) return this.state(0, start, now, true)
+    if (count === undefined) return this.local.take(key)
     return this.state(Number(count), start, now, Number(count) <= this.limit)
   }
 
   async peek(key: string): Promise<RateState> {
     const { name, start, now } = this.window(key)
     const count = await this.redis.run((r) => r.get(name))
-    if (count === undefined) return this.state(0, start, now, true)
+    if (count === undefined) return this.local.peek(key)
     return this.state(Number(count ?? 0), start, now, Number(count ?? 0) < this.limit)
   }
 

@@ -73,7 +73,14 @@ export interface OAuthLimits {
 export function oauthLimits(clock: () => number, redis?: RedisConnection): OAuthLimits {
   const window = (name: string, limit: number): FailureThrottle =>
     redis
-      ? new RedisFailureWindow(redis, name, limit, FIFTEEN_MINUTES, clock)
+      ? new RedisFailureWindow(
+          redis,
+          name,
+          limit,
+          FIFTEEN_MINUTES,
+          clock,
+          new FailureWindow(limit, FIFTEEN_MINUTES, clock),
+        )
       : new FailureWindow(limit, FIFTEEN_MINUTES, clock)
   return {
     loginPerAccount: window('login-account', 5),

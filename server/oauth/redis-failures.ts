@@ -1,7 +1,7 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
 import type { RedisConnection } from '../http/redis-connection.ts'
-import type { FailureThrottle } from './rate-limit.ts'
+import type { FailureThrottle, FailureWindow } from './rate-limit.ts'
 
 /**
  * Failures of the last `window` ms: a sorted set of their times, trimmed on every use and expiring
@@ -17,8 +17,9 @@ return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')`
 /**
  * A failure throttle (logins, device user codes, client secrets) counted in Redis, so that a limit
  * holds across every replica: the same sliding window as FailureWindow. Keys (e-mail addresses
- * typed, client addresses) are kept as SHA-256 hashes. When Redis does not answer, attempts are let
- * through and the failure logged, as the request quota does.
+ * typed, client addresses) are kept as SHA-256 hashes. Every failure is also counted in `local`,
+ * this replica's own window of the same limit: while Redis does not answer, that one decides, so
+ * an outage of Redis does not lift the limit (it holds per replica, as without `--redis`).
  */
 export class RedisFailureWindow implements FailureThrottle {
   constructor(
@@ -27,6 +28,7 @@ export class RedisFailureWindow implements FailureThrottle {
     readonly limit: number,
     readonly windowMs: number,
     private readonly clock: () => number,
+    private readonly local: FailureWindow,
   ) {}
 
   async retryAfter(key: string): Promise<number> {
@@ -34,6 +36,7 @@ export class RedisFailureWindow implements FailureThrottle {
     const reply = await this.redis.run((r) =>
       r.send('EVAL', [RECENT, '1', this.keyOf(key), String(now), String(this.windowMs)]),
     )
+    if (reply === undefined) return this.local.retryAfter(key)
     // [member, score, member, score, ...], oldest first.
     const times = Array.isArray(reply) ? reply.filter((_, i) => i % 2 === 1).map(Number) : []
     if (times.length < this.limit) return 0
@@ -41,6 +44,7 @@ export class RedisFailureWindow implements FailureThrottle {
   }
 
   async fail(key: string): Promise<void> {
+    this.local.fail(key)
     const now = this.clock()
     const member = `${now}:${crypto.randomUUID()}`
     await this.redis.run((r) =>
@@ -49,6 +53,7 @@ export class RedisFailureWindow implements FailureThrottle {
   }
 
   async reset(key: string): Promise<void> {
+    this.local.reset(key)
     await this.redis.run((r) => r.del(this.keyOf(key)))
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { RedisConnection } from '../../server/http/redis-connection.ts'
 import { RedisQuota } from '../../server/http/redis-quota.ts'
+import { FailureWindow } from '../../server/oauth/rate-limit.ts'
 import { RedisFailureWindow } from '../../server/oauth/redis-failures.ts'
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
 
@@ -48,17 +49,21 @@ describeWithRedis('the request quota in Redis', () => {
     expect((await q.take('k')).allowed).toBe(true)
   })
 
-  it('lets requests through and reports the failure when Redis cannot be reached', async () => {
+  it('counts on its own while Redis cannot be reached, and reports the outage once', async () => {
     const errors: unknown[] = []
     const unreachable = new RedisQuota(
       connect('redis://127.0.0.1:1', (error) => errors.push(error)),
-      1,
+      2,
     )
+    // The limit still holds, per replica, as without --redis: not lifted by the outage.
     expect((await unreachable.take('k')).allowed).toBe(true)
     expect((await unreachable.take('k')).allowed).toBe(true)
+    expect((await unreachable.take('k')).allowed).toBe(false)
+    expect((await unreachable.peek('k')).allowed).toBe(false)
+    expect((await unreachable.take('another')).allowed).toBe(true)
     // Past the second between tries it fails again: still one outage, reported once.
     await Bun.sleep(1_100)
-    expect((await unreachable.take('k')).allowed).toBe(true)
+    expect((await unreachable.take('k')).allowed).toBe(false)
     expect(errors).toHaveLength(1)
   })
 
@@ -81,15 +86,19 @@ describeWithRedis('the request quota in Redis', () => {
       expect((await q.take('steady')).allowed).toBe(true)
       expect((await q.take('steady')).allowed).toBe(false)
       await own.stop()
+      // Redis gone: this replica counts alone, from its own empty window.
       expect((await q.take('steady')).allowed).toBe(true)
       restarted = await startTestRedis({ own: true, port })
-      // A request every 100 ms: the restarted Redis (empty) counts one, then refuses the next.
-      let refused = false
-      for (const deadline = Date.now() + 4_000; !refused && Date.now() < deadline; ) {
-        refused = !(await q.take('steady')).allowed
+      const direct = new Bun.RedisClient(restarted.url, { autoReconnect: false })
+      // A request every 100 ms: the counter appears in the restarted Redis (empty until then).
+      let counted = false
+      for (const deadline = Date.now() + 4_000; !counted && Date.now() < deadline; ) {
+        await q.take('steady')
+        counted = (await direct.send('KEYS', ['api:rate:*:steady'])).length > 0
         await Bun.sleep(100)
       }
-      expect(refused).toBe(true)
+      direct.close()
+      expect(counted).toBe(true)
       // Many requests met the outage; its start and its end were each reported once.
       expect(reported).toEqual(['down', 'back'])
     } finally {
@@ -100,8 +109,17 @@ describeWithRedis('the request quota in Redis', () => {
 
   it('counts login failures for every replica, in a sliding window, and keeps no e-mail address in Redis', async () => {
     let now = 5_000_000
-    const a = new RedisFailureWindow(connect(redis.url), 'login-account', 3, 60_000, () => now)
-    const b = new RedisFailureWindow(connect(redis.url), 'login-account', 3, 60_000, () => now)
+    const window = () =>
+      new RedisFailureWindow(
+        connect(redis.url),
+        'login-account',
+        3,
+        60_000,
+        () => now,
+        new FailureWindow(3, 60_000, () => now),
+      )
+    const a = window()
+    const b = window()
     const account = 'ann@acme.example'
     await a.fail(account)
     now += 10_000
@@ -120,5 +138,25 @@ describeWithRedis('the request quota in Redis', () => {
     client.close()
     expect(keys.some((k) => k.startsWith('api:failures:login-account:'))).toBe(true)
     expect(keys.join(' ')).not.toContain('ann@acme')
+  })
+
+  it('keeps a failure throttle per replica while Redis cannot be reached: the outage does not lift it', async () => {
+    const now = 7_000_000
+    const throttle = new RedisFailureWindow(
+      connect('redis://127.0.0.1:1'),
+      'client-secret',
+      3,
+      60_000,
+      () => now,
+      new FailureWindow(3, 60_000, () => now),
+    )
+    for (let i = 0; i < 3; i++) {
+      expect(await throttle.retryAfter('clt_1')).toBe(0)
+      await throttle.fail('clt_1')
+    }
+    expect(await throttle.retryAfter('clt_1')).toBe(60)
+    expect(await throttle.retryAfter('clt_2')).toBe(0)
+    await throttle.reset('clt_1')
+    expect(await throttle.retryAfter('clt_1')).toBe(0)
   })
 })
