@@ -2,7 +2,7 @@ import type { CAC } from 'cac'
 import { completionScript, SHELLS, type Shell } from '../completion.ts'
 import { readSettings, SETTINGS, type Setting, settingsPath, writeSetting } from '../config.ts'
 import { API_VERSIONS, type Context } from '../context.ts'
-import { EXIT, UsageError } from '../errors.ts'
+import { EXIT, NetworkError, UsageError } from '../errors.ts'
 import { ApiClient } from '../http.ts'
 import { FORMATS, printValue, renderTable } from '../output.ts'
 import { suggest } from '../resources.ts'
@@ -77,10 +77,14 @@ async function version(ctx: Context, cli: string): Promise<void> {
   // Its own version first: it is known even when the server cannot be reached.
   if (table) ctx.io.stdout(`api ${cli}\n`)
   // No login needed: the catalogue is public.
-  const answer = await new ApiClient(ctx.io, ctx.server, null).json<{ data?: unknown }>(
-    'GET',
-    '/api/versions',
-  )
+  const answer = await new ApiClient(ctx.io, ctx.server, null)
+    .json<{ data?: unknown }>('GET', '/api/versions')
+    .catch((error: unknown) => {
+      // Unreachable: a script still gets the CLI's own version (apiVersions null), then the exit 3.
+      if (!table && error instanceof NetworkError)
+        printValue(ctx.io, ctx.format, { cli, server: ctx.server, apiVersions: null })
+      throw error
+    })
   const versions = Array.isArray(answer?.data) ? (answer.data as Record<string, unknown>[]) : []
   if (!table) {
     printValue(ctx.io, ctx.format, { cli, server: ctx.server, apiVersions: versions })
@@ -116,8 +120,12 @@ export function conventionCommands(cli: CAC, run: Run, cliVersion: string): void
     .example('api completion fish > ~/.config/fish/completions/api.fish')
     .action(
       run(async (ctx, shell: string) => {
-        if (!(SHELLS as readonly string[]).includes(shell))
-          throw new UsageError(`api completion takes ${SHELLS.join(', ')} (not "${shell}")`)
+        if (!(SHELLS as readonly string[]).includes(shell)) {
+          const hint = suggest(shell, SHELLS)
+          throw new UsageError(
+            `api completion takes ${SHELLS.join(', ')} (not "${shell}"${hint ? `; did you mean ${hint}?` : ''})`,
+          )
+        }
         ctx.io.stdout(completionScript(cli, shell as Shell))
       }),
     )

@@ -109,7 +109,7 @@ export async function list(ctx: Context, spec: string, options: Record<string, u
   const { more, total } = await streamPages(ctx, first, stream, { all, maxItems })
   endListing(ctx, stream, total, target.resource.name)
   if (!all && more && ctx.io.stderrIsTTY && stream.written < maxItems) {
-    ctx.io.stderr('more records follow: add --all to fetch every page\n')
+    ctx.io.stderr('more records follow; --all fetches them\n')
   }
 }
 

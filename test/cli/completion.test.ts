@@ -156,11 +156,23 @@ describe('api completion', () => {
   }
 
   it('refuses another shell (exit 2)', async () => {
-    const run = await spawnCli(['completion', 'tcsh'], env)
+    const run = await spawnCli(['completion', 'csh'], env)
     expect(run).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'api: api completion takes bash, zsh, fish (not "tcsh")\n',
+      stderr: 'api: api completion takes bash, zsh, fish (not "csh"; did you mean zsh?)\n',
     })
+  })
+
+  it('suggests the shell meant for a slip, and none for a word far from all three (exit 2)', async () => {
+    const slip = await spawnCli(['completion', 'bsh'], env)
+    expect(slip).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'api: api completion takes bash, zsh, fish (not "bsh"; did you mean bash?)\n',
+    })
+    const far = await spawnCli(['completion', 'powershell'], env)
+    expect(far.code).toBe(2)
+    expect(far.stderr).toBe('api: api completion takes bash, zsh, fish (not "powershell")\n')
   })
 })

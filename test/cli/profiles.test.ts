@@ -159,6 +159,17 @@ describe('api version and --version', () => {
     expect(run.code).toBe(3)
     expect(run.stdout).toBe(`api ${PRODUCT_VERSION}\n`)
   }, 15_000)
+
+  it('piped, still prints its own version as JSON (apiVersions null) when the server cannot be reached, and exits 3', async () => {
+    const run = await spawnCli(['version'], { ...env, API_URL: 'http://127.0.0.1:9' })
+    expect(run.code).toBe(3)
+    expect(JSON.parse(run.stdout)).toEqual({
+      cli: PRODUCT_VERSION,
+      server: 'http://127.0.0.1:9',
+      apiVersions: null,
+    })
+    expect(run.stderr).toContain('could not reach http://127.0.0.1:9')
+  }, 15_000)
 })
 
 describe('profile names (property)', () => {

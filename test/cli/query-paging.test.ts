@@ -218,7 +218,7 @@ describe('--include-total', () => {
     expect(lines[0]).toMatch(/^ID +USERID +STATUS +AMOUNT +CREATEDAT$/)
     expect(lines).toHaveLength(1 + 20 + 2)
     expect(lines.at(-2)).toBe('20 of 1,010')
-    expect(lines.at(-1)).toBe('more records follow: add --all to fetch every page')
+    expect(lines.at(-1)).toBe('more records follow; --all fetches them')
   })
 
   it('prints the count on stderr when piped, the JSON on stdout staying a plain array', async () => {
