@@ -1,3 +1,4 @@
+import { connectionFailure } from '../shared/connection-failures.ts'
 import type { Session } from './auth/session.ts'
 import { TrustError } from './ca-cert.ts'
 import { apiErrorFrom, NetworkError } from './errors.ts'
@@ -103,7 +104,7 @@ export class ApiClient {
         const reason =
           (error as Error).name === 'TimeoutError'
             ? `no answer within ${this.options.timeoutMs / 1000} s`
-            : (error as Error).message
+            : connectionFailure(error)
         const failure = `could not reach ${this.server} (${reason})`
         // A certificate that is not trusted now will not be on the next try.
         if (repeatable && attempt < this.options.maxRetries && !(error instanceof TrustError)) {

@@ -1,3 +1,4 @@
+import { connectionFailure } from '../../shared/connection-failures.ts'
 import type { Target } from './target.ts'
 
 /** Most of a receiver's answer that is read; the rest is dropped unread. */
@@ -63,24 +64,6 @@ export async function postOnce(
     return { status: response.status, error }
   } catch (error) {
     if (signal.aborted) return { status: null, error: `no answer within ${timeoutMs / 1000} s` }
-    return { status: null, error: failureOf(error) }
+    return { status: null, error: connectionFailure(error) }
   }
-}
-
-/** What the receiver's owner can act on, rather than the runtime's wording of it. */
-const FAILURES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the receiver',
-  ConnectionClosed: 'connection closed before an answer',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-}
-
-/** Why an attempt got no answer, as `lastError` shows it (200 characters at most). */
-export function failureOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  const known = typeof code === 'string' ? FAILURES[code] : undefined
-  if (known) return known
-  const message = error instanceof Error ? error.message : String(error)
-  return message.slice(0, 200)
 }

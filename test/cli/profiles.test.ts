@@ -168,7 +168,7 @@ describe('api version and --version', () => {
       server: 'http://127.0.0.1:9',
       apiVersions: null,
     })
-    expect(run.stderr).toContain('could not reach http://127.0.0.1:9')
+    expect(run.stderr).toContain('could not reach http://127.0.0.1:9 (connection refused)')
   }, 15_000)
 })
 
