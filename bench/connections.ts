@@ -14,8 +14,8 @@
  */
 import { join } from 'node:path'
 import { SQL } from 'bun'
+import { startPgbouncer } from '../test/support/pgbouncer.ts'
 import { startTestPostgres } from '../test/support/postgres.ts'
-import { startPgbouncer } from './pgbouncer.ts'
 import { adminCommand, BUN, clientToken, type ServerProcess, startServer } from './processes.ts'
 
 const ROOT = join(import.meta.dir, '..')

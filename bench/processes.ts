@@ -134,10 +134,11 @@ async function waitUntilListening(url: string, child: Subprocess, timeoutMs: num
   while (performance.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`exited (${child.exitCode ?? child.signalCode})`)
-    // Any answer, even a 404, means it listens.
+    // Any answer, even a 404, means it listens; but the product answers 503 while it is still
+    // starting (its port opens before its routes are ready), so that one means not yet.
     if (
       await fetch(url).then(
-        () => true,
+        (response) => response.status !== 503,
         () => false,
       )
     )

@@ -165,6 +165,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       '--redis <url>',
       'redis:// URL: rate limits counted in Redis, shared by every replica (env API_REDIS_URL; default in memory)',
     )
+    .option(
+      '--db-listen <url>',
+      'Direct postgres:// URL for change notifications (LISTEN) when --db goes through a pooler in transaction mode (env API_DB_LISTEN)',
+    )
     .option('--demo', 'Load the demo data first when the database has none')
     .option('--production', 'No GraphQL introspection or field suggestions')
     .option(
@@ -226,6 +230,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
         io.err(
           'warning: without --redis every replica counts rate limits on its own (a client may send the limit to each)',
         )
+      const dbListen = optionalText(options, 'db-listen', argv) ?? io.env.API_DB_LISTEN
+      if (dbListen !== undefined && !(isPostgresUrl(dbListen) && isPostgresUrl(dbOf(options))))
+        throw new UsageError(
+          '--db-listen must be a postgres:// URL, given with a postgres:// --db (env API_DB_LISTEN)',
+        )
       const host = String(options.host ?? io.env.HOST ?? '127.0.0.1')
       const transport = transportOf(options, io.env, argv)
       const refusal = plainHttpRefusal(host, { ...transport, tls: transport.tls !== undefined })
@@ -250,6 +259,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         host,
         port,
         db,
+        dbListen,
         baseUrl,
         tls: transport.tls,
         trustProxy: transport.trustProxy,

@@ -1,9 +1,11 @@
+import { ApiError } from '../shared/errors.ts'
 import { type App, createApp } from './app.ts'
 import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
 import { type Forwarded, forwarded } from './http/forwarded.ts'
 import { MAX_BODY_BYTES } from './http/limits.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
+import { errorResponse } from './http/responses.ts'
 import { HSTS, loadTls, type TlsFiles } from './http/tls.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
@@ -16,6 +18,8 @@ export interface ServeOptions {
   host: string
   port: number
   db: string
+  /** `--db-listen`: a direct PostgreSQL URL for change notifications when `db` goes through a pooler. */
+  dbListen?: string
   baseUrl?: string
   /** `--tls-cert` and `--tls-key`: HTTPS served by this process (checked before anything opens). */
   tls?: TlsFiles
@@ -74,13 +78,20 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const tls = options.tls ? loadTls(options.tls) : undefined
   const scheme = tls ? 'https' : 'http'
   const trustProxy = options.trustProxy ?? false
-  const store = openStore(options.db, options.durability)
+  const store = openStore(options.db, options.durability, options.dbListen)
   await store.migrate()
   await options.prepare?.(store)
   // The port is only known after listening when 0 was asked for; the issuer follows it.
   let baseUrl = options.baseUrl
   const lateBaseUrl = baseUrl === undefined
-  let fetchHandler: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 })
+  // Listening comes first (the port of `--port 0` names the issuer); until the app is ready a
+  // request gets the contract's 503 with Retry-After, not a bare one.
+  let fetchHandler: (request: Request) => Promise<Response> = async () =>
+    errorResponse(
+      new ApiError('UNAVAILABLE', 'The server is starting; try again in a moment.', [], {
+        'Retry-After': '1',
+      }),
+    )
   let app: App | undefined
   const server = Bun.serve<SocketData>({
     hostname: options.host,

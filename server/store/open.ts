@@ -19,9 +19,10 @@ export function describeLocation(location: string): string {
 
 /**
  * Opens the store a `--db` value names: a `postgres://` URL (PostgreSQL; `durability` is the
- * server's own), a SQLite file path (created if missing, in a directory that must exist) or
- * `:memory:`. A SQLite path it cannot use fails with a DatabaseFileError naming it.
+ * server's own; `listen`, from `--db-listen`, a direct URL for its change notifications), a SQLite
+ * file path (created if missing, in a directory that must exist) or `:memory:`. A SQLite path it
+ * cannot use fails with a DatabaseFileError naming it.
  */
-export function openStore(location: string, durability: Durability = 'full'): Store {
-  return isPostgresUrl(location) ? openPostgresStore(location) : openSqliteStore(location, durability)
+export function openStore(location: string, durability: Durability = 'full', listen?: string): Store {
+  return isPostgresUrl(location) ? openPostgresStore(location, listen) : openSqliteStore(location, durability)
 }

@@ -27,9 +27,15 @@ const POOL_SIZE = 10
  * The store on PostgreSQL through Bun.sql: the same statements as SQLite's (`server/store/sql/`) in
  * PostgreSQL's dialect, its own event log (positions in commit order across replicas), and change
  * notifications over LISTEN/NOTIFY for the caches of every instance.
+ *
+ * `listenUrl` (`serve --db-listen`) is where the LISTEN connection goes when `url` reaches the
+ * database through a pooler in transaction mode (PgBouncer): there a LISTEN registers on whichever
+ * server connection ran it, which goes back to the pool, and no notification comes back. A LISTEN
+ * needs a session of its own, so it gets a direct connection; everything else uses the pool.
  */
-export function openPostgresStore(url: string): Store {
+export function openPostgresStore(url: string, listenUrl?: string): Store {
   const sql = new SQL(url, { max: POOL_SIZE })
+  const listener = listenUrl === undefined ? sql : new SQL(listenUrl, { max: 1 })
   const instance = crypto.randomUUID()
   let own = 0
   let others = 0
@@ -57,7 +63,7 @@ export function openPostgresStore(url: string): Store {
   const tx = txOver(root, backend)
   let listening: Promise<{ unlisten(): Promise<void> }> | undefined
   const listen = () => {
-    listening ??= sql.listen(CHANGES_CHANNEL, (payload) => {
+    listening ??= listener.listen(CHANGES_CHANNEL, (payload) => {
       if (payload !== instance) others++
     })
     return listening
@@ -96,6 +102,7 @@ export function openPostgresStore(url: string): Store {
     close: async () => {
       if (listening) await (await listening).unlisten()
       await sql.close()
+      if (listener !== sql) await listener.close()
     },
   }
 }

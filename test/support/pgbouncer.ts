@@ -1,8 +1,8 @@
 /**
- * A throwaway PgBouncer (Debian's `pgbouncer` package) in front of a PostgreSQL URL, for the
- * benchmark and the connection experiments: trust authentication on loopback, one pool per
- * database and user, `pool_mode` as asked. Run as the `postgres` user when this process is root
- * (PgBouncer refuses to run as root).
+ * A throwaway PgBouncer (Debian's `pgbouncer` package) in front of a PostgreSQL URL, for the tests
+ * of replicas behind a pooler, the benchmark and the connection experiments: trust authentication
+ * on loopback, one pool per database and user, `pool_mode` as asked. Run as the `postgres` user
+ * when this process is root (PgBouncer refuses to run as root).
  */
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,9 @@ export interface Pgbouncer {
 }
 
 export const hasPgbouncer = (): boolean => Bun.which('pgbouncer', { PATH: '/usr/sbin:/usr/bin' }) !== null
+
+/** Installed, or in CI (.ci/run installs Debian's pgbouncer), where a missing one fails the tests. */
+export const pgbouncerAvailable = (): boolean => hasPgbouncer() || process.env.CI !== undefined
 
 function freePort(): number {
   const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
