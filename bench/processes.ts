@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 
+export { clientToken } from '../test/support/tokens.ts'
+
 /** Bun from the project's own devDependency, never a global one. */
 export const BUN = 'node_modules/.bin/bun'
 
@@ -17,26 +19,6 @@ export async function adminCommand(db: string, ...args: string[]): Promise<Recor
   const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()])
   if ((await run.exited) !== 0) throw new Error(`api-server ${args.join(' ')} failed: ${err.trim()}`)
   return JSON.parse(out) as Record<string, string>
-}
-
-/** An access token for a confidential client from `url`'s token endpoint (client credentials). */
-export async function clientToken(
-  url: string,
-  client: { id: string; secret: string },
-  scope?: string,
-): Promise<string> {
-  const response = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.id}:${client.secret}`)}`,
-    },
-    body: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
-  })
-  const body = (await response.json()) as { access_token?: unknown }
-  if (response.status !== 200 || typeof body.access_token !== 'string')
-    throw new Error(`token request to ${url} failed: ${response.status} ${JSON.stringify(body)}`)
-  return body.access_token
 }
 
 export interface ServerProcess {

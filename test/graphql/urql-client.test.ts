@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, fetchExchange, gql } from '@urql/core'
 import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
+import { clientToken } from '../support/tokens.ts'
 import type { Loose } from './support.ts'
 
 let dir: string
@@ -38,15 +39,7 @@ async function tenant(db: string, name: string): Promise<Client> {
   const admin = (...args: string[]) => exec([join(dir, 'api-server'), '--db', db, '--json', ...args])
   const org = JSON.parse(await admin('org', 'create', '--name', name)).id
   const client = JSON.parse(await admin('client', 'create', '--name', `${name} ci`, '--org', org))
-  const response = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const { access_token: token } = (await response.json()) as { access_token: string }
+  const token = await clientToken(server.url, { id: client.client_id, secret: client.client_secret })
   return new Client({
     url: `${server.url}/graphql`,
     exchanges: [fetchExchange],

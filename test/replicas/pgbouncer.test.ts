@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { runOk, type ServeProcess, startServe } from '../admin/run.ts'
 import { type Pgbouncer, pgbouncerAvailable, startPgbouncer } from '../support/pgbouncer.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
+import { clientToken } from '../support/tokens.ts'
 
 const describeWithPgbouncer = postgresAvailable() && pgbouncerAvailable() ? describe : describe.skip
 const ISSUER = 'http://api.test'
@@ -47,18 +48,8 @@ describeWithPgbouncer('replicas through PgBouncer in transaction mode', () => {
     return pair
   }
 
-  const token = async (server: ServeProcess) => {
-    const response = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-      },
-      body: 'grant_type=client_credentials',
-    })
-    expect(response.status).toBe(200)
-    return ((await response.json()) as { access_token: string }).access_token
-  }
+  const token = (server: ServeProcess) =>
+    clientToken(server.url, { id: client.client_id, secret: client.client_secret })
   const users = (server: ServeProcess, bearer: string) =>
     fetch(`${server.url}/api/v2/users`, { headers: { Authorization: `Bearer ${bearer}` } })
   const revoke = (server: ServeProcess, bearer: string) =>
