@@ -2,7 +2,7 @@ import { parseAcrossFields, type ShapeParams } from '../../shared/query/shape.ts
 import type { ListQuery } from '../../shared/query/types.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { type ApiVersion, fieldNames, fromBase } from '../versions/versions.ts'
+import { type ApiVersion, baseFieldsOf, fieldNames, fromBase } from '../versions/versions.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { type Entity, listRecords, type Pagination } from './reads.ts'
 import { scanRecords } from './scan.ts'
@@ -118,7 +118,16 @@ async function searchPage(
   const { sort, page, includeTotal } = query
   const fields =
     request.shape && parseAcrossFields(request.shape, searchableFor(principal), (r) => fieldNames(version, r))
-  const result = await searchAll(engine, principal, text, { sort, page, includeTotal })
+  // Each collection reads only the asked fields it has (with the id and timestamps, always read).
+  const columnsOf = fields
+    ? (collection: Resource) =>
+        baseFieldsOf(
+          version,
+          collection,
+          fields.filter((name) => fieldNames(version, collection).includes(name)),
+        )
+    : undefined
+  const result = await searchAll(engine, principal, text, { sort, page, includeTotal, columnsOf })
   const data = result.data.map((hit) => {
     const record = fromBase(version, resourceByName(hit.collection)!, hit.record)
     return {

@@ -48,7 +48,14 @@ export async function searchAll(
   ctx: EngineContext,
   principal: Principal,
   text: string,
-  options: { sort: SortKey[]; page: Page; includeTotal: boolean; only?: Resource },
+  options: {
+    sort: SortKey[]
+    page: Page
+    includeTotal: boolean
+    only?: Resource
+    /** The fields to read of each collection's hits (`fields=`); every field when absent. */
+    columnsOf?: (collection: Resource) => readonly string[]
+  },
 ): Promise<SearchResult> {
   const collections = searchableFor(principal, options.only)
   if (collections.length === 0) {
@@ -79,6 +86,7 @@ export async function searchAll(
       sort,
       limit: want,
       after,
+      columns: options.columnsOf?.(collection),
     })
     for (const entity of entities) hits.push({ collection, entity })
   }
