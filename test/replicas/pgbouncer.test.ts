@@ -37,14 +37,15 @@ describeWithPgbouncer('replicas through PgBouncer in transaction mode', () => {
 
   /**
    * Two replicas on the pooler, with one issuer so that each takes the other's tokens. Returned once
-   * both have run their first housekeeping (a second after start; then every minute): its purge is
-   * a write of their own, which empties their caches, and would hide what the notifications do.
+   * both have run their first housekeeping (a second after start, then every minute; 3 s leaves
+   * room for a loaded machine): its purge is a write of their own, which empties their caches, and
+   * would hide what the notifications do.
    */
   async function replicas(extra: string[]): Promise<[ServeProcess, ServeProcess]> {
     const args = ['--port', '0', '--db', `${bouncer.url}?prepare=false`, '--base-url', ISSUER, ...extra]
     const pair = [await startServe(args), await startServe(args)] as [ServeProcess, ServeProcess]
     servers.push(...pair)
-    await Bun.sleep(1_500)
+    await Bun.sleep(3_000)
     return pair
   }
 
