@@ -3,6 +3,7 @@ import { KeyRing } from '../../server/auth/keys.ts'
 import { issueAccessToken } from '../../server/auth/tokens.ts'
 import { statementsOf as allStatementsOf, type TestSql } from '../support/backend.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
+import { clientToken } from '../support/tokens.ts'
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json'
 
@@ -101,15 +102,7 @@ export async function scopedToken(server: TestServer, tenant: Tenant, scope: str
     public: false,
     scope,
   })
-  const response = await server.fetch('/oauth/token', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.id}:${secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  return ((await response.json()) as { access_token: string }).access_token
+  return await clientToken(server.url, { id: client.id, secret: secret! })
 }
 
 /** Waits until `check` holds, polling; fails after `ms`. */

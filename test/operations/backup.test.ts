@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { serve } from '../../server/serve.ts'
 import { runOk } from '../admin/run.ts'
+import { clientToken } from '../support/tokens.ts'
 import { removeServerDir, type ServerProcess, startServerProcess } from './server-process.ts'
 
 let server: ServerProcess
@@ -59,15 +60,10 @@ describe('api-server backup FILE while serving', () => {
     // Restoring is serving the copy: its full-text index finds the records it holds.
     const restored = await serve({ host: '127.0.0.1', port: 0, db: file, logLevel: 'silent' })
     try {
-      const response = await fetch(`${restored.url}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Authorization: `Basic ${btoa(`${client.clientId}:${client.clientSecret}`)}`,
-        },
-        body: 'grant_type=client_credentials',
+      const restoredToken = await clientToken(restored.url, {
+        id: client.clientId,
+        secret: client.clientSecret,
       })
-      const restoredToken = ((await response.json()) as { access_token: string }).access_token
       const search = async (q: string) => {
         const answer = await fetch(`${restored.url}/api/v2/search?q=${q}&limit=100`, {
           headers: { Authorization: `Bearer ${restoredToken}` },

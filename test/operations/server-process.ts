@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { ROOT, runOk } from '../admin/run.ts'
+import { clientToken } from '../support/tokens.ts'
 
 export interface ServerProcess {
   url: string
@@ -63,18 +64,7 @@ export async function startServerProcess(args: string[] = []): Promise<ServerPro
       )
       return { orgId: org, clientId: created.client_id, clientSecret: created.client_secret }
     },
-    token: async ({ clientId, clientSecret }) => {
-      const response = await fetch(`${url}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}`,
-        },
-        body: 'grant_type=client_credentials',
-      })
-      const body = (await response.json()) as { access_token: string }
-      return body.access_token
-    },
+    token: ({ clientId, clientSecret }) => clientToken(url, { id: clientId, secret: clientSecret }),
     stop: async () => {
       if (proc.exitCode === null) proc.kill('SIGTERM')
       const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000)

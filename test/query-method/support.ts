@@ -1,6 +1,7 @@
 import { expect } from 'bun:test'
 import { create, createUser, type Entity, readJson } from '../rest/fixtures.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
+import { clientToken } from '../support/tokens.ts'
 
 export const FORM = 'application/x-www-form-urlencoded'
 export const JSON_TYPE = 'application/json'
@@ -77,15 +78,7 @@ export async function clientOf(server: TestServer, orgId: string, scope: string[
     public: false,
     scope,
   })
-  const response = await server.fetch('/oauth/token', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.id}:${secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const { access_token: token } = (await response.json()) as { access_token: string }
+  const token = await clientToken(server.url, { id: client.id, secret: secret! })
   return {
     orgId,
     clientId: client.id,

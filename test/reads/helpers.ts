@@ -1,6 +1,7 @@
 import { expect } from 'bun:test'
 import { type Entity, expectError, readJson } from '../rest/fixtures.ts'
 import type { Tenant, TestServer } from '../support/server.ts'
+import { clientToken } from '../support/tokens.ts'
 
 /** A collection answer: data, pagination and, when filtered, the echo of the filters. */
 export interface Listing<T = Entity> {
@@ -106,16 +107,7 @@ export async function clientOf(server: TestServer, orgId: string, scope: string[
     public: false,
     scope,
   })
-  const response = await server.fetch('/oauth/token', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.id}:${secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  expect(response.status).toBe(200)
-  const { access_token: token } = (await response.json()) as { access_token: string }
+  const token = await clientToken(server.url, { id: client.id, secret: secret! })
   return (path, init = {}) => {
     const headers = new Headers(init.headers)
     headers.set('Authorization', `Bearer ${token}`)

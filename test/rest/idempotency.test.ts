@@ -3,6 +3,7 @@ import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { codeFlow, discover, orgWithUsers } from '../oauth/support.ts'
 import { onPostgres } from '../support/backend.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
+import { clientToken } from '../support/tokens.ts'
 import { expectError, productBody, readJson } from './fixtures.ts'
 
 let server: TestServer
@@ -303,15 +304,7 @@ async function clientOf(orgId: string) {
     orgId,
     public: false,
   })
-  const token = await server.fetch('/oauth/token', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${client.id}:${secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const { access_token } = (await token.json()) as { access_token: string }
+  const access_token = await clientToken(server.url, { id: client.id, secret: secret! })
   return (path: string, init: RequestInit) =>
     server.fetch(path, {
       ...init,

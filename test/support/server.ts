@@ -8,6 +8,7 @@ import { type Database, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { Store } from '../../server/store/store.ts'
 import { onPostgres, postgresTestSql, sqliteTestSql, type TestSql } from './backend.ts'
+import { clientToken } from './tokens.ts'
 
 export interface Tenant {
   orgId: string
@@ -92,17 +93,7 @@ export async function startTestServer(
         public: false,
         scope: options.scope,
       })
-      const response = await raw('/oauth/token', {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Authorization: `Basic ${btoa(`${client.id}:${secret}`)}`,
-        },
-        body: 'grant_type=client_credentials',
-      })
-      if (response.status !== 200)
-        throw new Error(`token request failed: ${response.status} ${await response.text()}`)
-      const { access_token: token } = (await response.json()) as { access_token: string }
+      const token = await clientToken(server.url, { id: client.id, secret: secret! })
       return {
         orgId: org.id,
         clientId: client.id,

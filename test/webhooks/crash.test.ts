@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { ROOT, runOk } from '../admin/run.ts'
+import { clientToken } from '../support/tokens.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'api-webhooks-'))
@@ -61,17 +62,7 @@ test('a delivery in flight when the server is killed -9 is made by the restarted
   const first = await startServer()
   const org = JSON.parse(await runOk(['org', 'create', '--name', 'Crash', '--json'], db)).id
   const client = JSON.parse(await runOk(['client', 'create', '--name', 'c', '--org', org, '--json'], db))
-  const tokenFrom = async (url: string) => {
-    const response = await fetch(`${url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-      },
-      body: 'grant_type=client_credentials',
-    })
-    return ((await response.json()) as { access_token: string }).access_token
-  }
+  const tokenFrom = (url: string) => clientToken(url, { id: client.client_id, secret: client.client_secret })
   let token = await tokenFrom(first)
   const call = (url: string, path: string, body: unknown) =>
     fetch(`${url}${path}`, {
