@@ -4,39 +4,31 @@
  * `api-server` of `npm run build`, started with no checkout around it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client, fetchExchange, gql } from '@urql/core'
-import { ROOT, type ServeProcess, startServe } from '../admin/run.ts'
+import { type ServeProcess, startServe } from '../admin/run.ts'
+import { buildExecutables, execCompiled } from '../support/compiled.ts'
 import { clientToken } from '../support/tokens.ts'
 import type { Loose } from './support.ts'
 
 let dir: string
+let bin: string
 let server: ServeProcess
 let acme: Client
 let globex: Client
 const ids: Record<string, string> = {}
 
+/** Runs a compiled executable with no checkout around it; its standard output, or it fails. */
 async function exec(argv: string[]): Promise<string> {
-  const child = Bun.spawn(argv, {
-    cwd: dir,
-    env: { PATH: '/usr/bin:/bin', HOME: dir },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ])
-  if (status !== 0) throw new Error(`${argv.join(' ')} failed (${status}): ${stderr}`)
-  return stdout
+  const run = await execCompiled(argv, dir)
+  if (run.status !== 0) throw new Error(`${argv.join(' ')} failed (${run.status}): ${run.stderr}`)
+  return run.stdout
 }
 
 /** An organization with a confidential client, and an urql client holding that client's token. */
 async function tenant(db: string, name: string): Promise<Client> {
-  const admin = (...args: string[]) => exec([join(dir, 'api-server'), '--db', db, '--json', ...args])
+  const admin = (...args: string[]) => exec([join(bin, 'api-server'), '--db', db, '--json', ...args])
   const org = JSON.parse(await admin('org', 'create', '--name', name)).id
   const client = JSON.parse(await admin('client', 'create', '--name', `${name} ci`, '--org', org))
   const token = await clientToken(server.url, { id: client.client_id, secret: client.client_secret })
@@ -55,16 +47,10 @@ async function mutate(client: Client, document: string, variables: Record<string
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'api-urql-'))
-  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--outdir', dir], {
-    cwd: ROOT,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  if (build.exitCode !== 0) throw new Error(`the build failed: ${build.stderr.toString()}`)
+  ;({ dir, bin } = buildExecutables('api-urql-'))
   const db = join(dir, 'api.db')
-  await exec([join(dir, 'api-server'), '--db', db, 'migrate'])
-  server = await startServe(['--port', '0', '--db', db], { command: [join(dir, 'api-server')], cwd: dir })
+  await exec([join(bin, 'api-server'), '--db', db, 'migrate'])
+  server = await startServe(['--port', '0', '--db', db], { command: [join(bin, 'api-server')], cwd: dir })
   acme = await tenant(db, 'Acme')
   globex = await tenant(db, 'Globex')
   const user = await mutate(acme, 'mutation($input: CreateUserInput!) { createUser(input: $input) { id } }', {
