@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { hmacSha256 } from '../../shared/crypto.ts'
 
 /**
  * Short-lived values the server hands to the browser and must get back unchanged: the login
@@ -41,6 +42,6 @@ export class Signer {
   }
 
   private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url')
+    return encodeBase64urlNoPadding(hmacSha256(this.key, body))
   }
 }
