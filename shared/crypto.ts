@@ -1,8 +1,8 @@
-import { createHash, createHmac } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 
 /*
- * The one home of SHA-256 and HMAC-SHA-256, for the server and the CLI (webhook signatures)
- * alike. On node:crypto: native and synchronous in Bun, in the compiled
+ * The one home of SHA-256, HMAC-SHA-256 and constant-time comparison, for the server and the CLI
+ * (webhook signatures) alike. On node:crypto: native and synchronous in Bun, in the compiled
  * executables and in Node, it encodes digests as hex, base64 and base64url itself, and it already
  * seals secrets and makes random bytes. @oslojs/crypto, which the stack names, is pure JavaScript:
  * 2.5 times as slow for a SHA-256 and 5 times for an HMAC, which signs every cursor a list hands
@@ -23,3 +23,7 @@ export const sha256Base64 = (text: string): string => createHash('sha256').updat
 /** HMAC-SHA-256 (RFC 2104) of a string's UTF-8 bytes under `key`: 32 bytes. */
 export const hmacSha256 = (key: Uint8Array, data: string): Uint8Array =>
   createHmac('sha256', key).update(data).digest()
+
+/** Whether two byte strings are equal, in a time that does not depend on where they differ. */
+export const constantTimeEqual = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.byteLength === b.byteLength && timingSafeEqual(a, b)

@@ -1,5 +1,4 @@
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
-import { sha256Base64url } from '../../shared/crypto.ts'
+import { constantTimeEqual, sha256Base64url } from '../../shared/crypto.ts'
 import { OAuthError } from './errors.ts'
 
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is always 43 characters. */

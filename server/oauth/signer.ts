@@ -1,6 +1,5 @@
-import { timingSafeEqual } from 'node:crypto'
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding'
-import { hmacSha256 } from '../../shared/crypto.ts'
+import { constantTimeEqual, hmacSha256 } from '../../shared/crypto.ts'
 
 /**
  * Short-lived values the server hands to the browser and must get back unchanged: the login
@@ -29,7 +28,7 @@ export class Signer {
     const body = value.slice(0, dot)
     const given = Buffer.from(value.slice(dot + 1))
     const expected = Buffer.from(this.mac(body))
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null
+    if (!constantTimeEqual(given, expected)) return null
     try {
       const parsed: unknown = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(body)))
       if (typeof parsed !== 'object' || parsed === null) return null

@@ -1,5 +1,4 @@
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
-import { hmacSha256 } from '../../shared/crypto.ts'
+import { constantTimeEqual, hmacSha256 } from '../../shared/crypto.ts'
 import { badRequest } from '../../shared/errors.ts'
 import type { SortValue } from '../store/types.ts'
 

@@ -1,6 +1,5 @@
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
-import { sha256Hex } from '../../../shared/crypto.ts'
+import { constantTimeEqual, sha256Hex } from '../../../shared/crypto.ts'
 import { newId } from '../../../shared/ids.ts'
 import { ALL_SCOPES } from '../../../shared/resources/index.ts'
 import { isoNow } from '../../../shared/time.ts'
