@@ -1,4 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { hmacSha256 } from './crypto.ts'
 
 /**
  * Standard Webhooks v1 signatures (https://www.standardwebhooks.com), for the server's deliveries
@@ -10,7 +11,7 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
+  return `v1,${Buffer.from(hmacSha256(key, `${id}.${timestamp}.${body}`)).toString('base64')}`
 }
 
 /** The headers of one delivery: `webhook-signature` holds one signature per live secret, space-separated. */

@@ -1,6 +1,6 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from 'bun'
 import type { ExecutionArgs, GraphQLError } from 'graphql'
-import type { SubscribePayload } from 'graphql-ws'
+import type { OperationResult, SubscribePayload } from 'graphql-ws'
 import { handleProtocols, makeHandler } from 'graphql-ws/use/bun'
 import type { YogaServerInstance } from 'graphql-yoga'
 import type { TokenVerifier } from '../auth/tokens.ts'
@@ -47,11 +47,17 @@ interface SocketOptions {
 }
 
 type Socket = ServerWebSocket<SocketData>
+// graphql-ws declares makeHandler's result a WebSocketHandler without the type argument bun-types
+// requires, so it comes typed `any`; it is these three, which take a socket whatever its data.
+type SocketHandlers = Required<Pick<WebSocketHandler<SocketData>, 'open' | 'message' | 'close'>>
 type Operation = Pick<
   ExecutionArgs,
   'schema' | 'document' | 'contextValue' | 'variableValues' | 'operationName'
 > & {
-  rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown }
+  rootValue: {
+    execute: (args: ExecutionArgs) => OperationResult
+    subscribe: (args: ExecutionArgs) => OperationResult
+  }
 }
 
 // graphql-ws types the socket without our per-socket data; Bun.serve is declared with SocketData.
@@ -93,7 +99,7 @@ export function graphqlWebSocket(options: SocketOptions): {
   closeAll: () => void
 } {
   const { yoga, engine, verifier, limiter, log } = options
-  const inner = makeHandler<Record<string, unknown>>({
+  const inner: SocketHandlers = makeHandler<Record<string, unknown>>({
     onConnect: async (ctx) => {
       const socket = socketOf(ctx.extra)
       socket.data.authorization = authorizationOf(ctx.connectionParams)
@@ -141,8 +147,9 @@ export function graphqlWebSocket(options: SocketOptions): {
         return [internalError()]
       }
     },
-    execute: (args) => (args.rootValue as Operation['rootValue']).execute(args) as never,
-    subscribe: (args) => (args.rootValue as Operation['rootValue']).subscribe(args) as never,
+    // graphql-ws hands back the arguments onSubscribe returned, rootValue included.
+    execute: (args) => (args.rootValue as Operation['rootValue']).execute(args),
+    subscribe: (args) => (args.rootValue as Operation['rootValue']).subscribe(args),
     onNext: (_ctx, _id, _payload, _args, result) =>
       result.errors ? { ...result, errors: wireErrors(result.errors) } : undefined,
     onError: (_ctx, _id, _payload, errors) => wireErrors(errors),
@@ -152,14 +159,14 @@ export function graphqlWebSocket(options: SocketOptions): {
   const handler: WebSocketHandler<SocketData> = {
     open: (ws) => {
       open.add(ws)
-      inner.open(ws as never)
+      inner.open(ws)
     },
     message: (ws, message) => {
       // Each message is held to the limits of an HTTP body: 4400 as graphql-ws closes on a bad message.
       const refusal = messageRefusal(message)
       if (refusal !== undefined) return ws.close(CLOSE_BAD_REQUEST, refusal)
       return Promise.resolve()
-        .then(() => inner.message(ws as never, message))
+        .then(() => inner.message(ws, message))
         .catch((error) => {
           log(error)
           ws.close(1011, 'Internal error')
@@ -169,7 +176,7 @@ export function graphqlWebSocket(options: SocketOptions): {
       open.delete(ws)
       clearTimeout(ws.data.expiry)
       return Promise.resolve()
-        .then(() => inner.close(ws as never, code, reason))
+        .then(() => inner.close(ws, code, reason))
         .catch(log)
     },
   }

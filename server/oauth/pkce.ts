@@ -1,6 +1,4 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
-import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { constantTimeEqual, sha256Base64url } from '../../shared/crypto.ts'
 import { OAuthError } from './errors.ts'
 
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is always 43 characters. */
@@ -45,7 +43,7 @@ export function checkVerifier(challenge: string | null, verifier: string | undef
   if (verifier === undefined)
     throw new OAuthError('invalid_grant', 'code_verifier is required for this code.')
   if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier is malformed.')
-  const computed = encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier)))
+  const computed = sha256Base64url(verifier)
   const encoder = new TextEncoder()
   if (!constantTimeEqual(encoder.encode(computed), encoder.encode(challenge)))
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.')

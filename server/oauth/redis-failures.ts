@@ -1,5 +1,4 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeHexLowerCase } from '@oslojs/encoding'
+import { sha256Hex } from '../../shared/crypto.ts'
 import type { RedisConnection } from '../http/redis-connection.ts'
 import type { FailureThrottle, FailureWindow } from './rate-limit.ts'
 
@@ -58,6 +57,6 @@ export class RedisFailureWindow implements FailureThrottle {
   }
 
   private keyOf(key: string): string {
-    return `api:failures:${this.name}:${encodeHexLowerCase(sha256(new TextEncoder().encode(key)))}`
+    return `api:failures:${this.name}:${sha256Hex(key)}`
   }
 }

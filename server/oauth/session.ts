@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { constantTimeEqual } from '../../shared/crypto.ts'
 import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 import { readCookie, setCookie } from './cookies.ts'
@@ -33,9 +33,7 @@ export function csrfOk(ctx: OAuthContext, request: Request, form: Map<string, st
   const cookie = readCookie(request, ctx.cookies.csrf)
   const field = form.get('csrf')
   if (!cookie || !field) return false
-  const a = Buffer.from(cookie)
-  const b = Buffer.from(field)
-  return a.length === b.length && timingSafeEqual(a, b)
+  return constantTimeEqual(Buffer.from(cookie), Buffer.from(field))
 }
 
 /** The signed login cookie: who logged in, for LOGIN_COOKIE_TTL_S. No server-side session exists. */

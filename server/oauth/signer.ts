@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { constantTimeEqual, hmacSha256 } from '../../shared/crypto.ts'
 
 /**
  * Short-lived values the server hands to the browser and must get back unchanged: the login
@@ -28,7 +28,7 @@ export class Signer {
     const body = value.slice(0, dot)
     const given = Buffer.from(value.slice(dot + 1))
     const expected = Buffer.from(this.mac(body))
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null
+    if (!constantTimeEqual(given, expected)) return null
     try {
       const parsed: unknown = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(body)))
       if (typeof parsed !== 'object' || parsed === null) return null
@@ -41,6 +41,6 @@ export class Signer {
   }
 
   private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url')
+    return encodeBase64urlNoPadding(hmacSha256(this.key, body))
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, notFound } from '../../shared/errors.ts'
+import { ApiError, badRequest, internal, notFound } from '../../shared/errors.ts'
 import { rejectUnknownParams } from '../../shared/query/pagination.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
@@ -10,7 +10,7 @@ import type { EngineContext } from '../resources/context.ts'
 import { requireWholeView } from '../resources/visibility.ts'
 import type { StoredQuery } from '../store/types.ts'
 import { type ApiVersion, V1, versionOfPath } from '../versions/versions.ts'
-import { readQueryBody } from './media.ts'
+import { QUERY_MEDIA_TYPES, readQueryBody } from './media.ts'
 import {
   type Continuation,
   jsonPathLimit,
@@ -107,8 +107,11 @@ async function reparse(
   // A stored query is the same query in every version (GET /api/v2/queries/{id} answers in v2's shape).
   const target = targetOfPath(versionOfPath(url.pathname)?.prefix ?? prefix, url.pathname)
   if (!target) throw notFound('No stored query with this id.')
-  const limit = query.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
-  const parsed = await parseQuery({ mediaType: query.mediaType as never, text: query.body }, target, limit)
+  // A row written by a later version, before a rollback, may hold a format this one does not read.
+  const mediaType = QUERY_MEDIA_TYPES.find((type) => type === query.mediaType)
+  if (!mediaType) throw internal(new Error(`stored query ${query.id} has media type ${query.mediaType}`))
+  const limit = mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
+  const parsed = await parseQuery({ mediaType, text: query.body }, target, limit)
   return { target, parsed }
 }
 

@@ -1,6 +1,5 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import type { JSONValue } from 'json-p3'
+import { sha256Base64url } from '../../shared/crypto.ts'
 import { ApiError, badRequest } from '../../shared/errors.ts'
 import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ShapeParams } from '../../shared/query/shape.ts'
@@ -224,7 +223,7 @@ async function runJsonPath(
           keep: (record: Entity) => plan.recordTest!.query(asJson([record])).length > 0,
           budget: MAX_MEMORY_RECORDS,
           deadline,
-          binding: hash(plan.text),
+          binding: sha256Base64url(plan.text),
         }
     const resource = plan.resource
     return await listPage(engine, principal, { resource, query, parent, version, link, select, inMemory })
@@ -264,7 +263,9 @@ async function runJsonPath(
         `selects more than ${MAX_MEMORY_NODES} nodes`,
       )
   }
-  const binding = hash(JSON.stringify([principal.orgId, plan.resource.name, parent?.id ?? null, plan.text]))
+  const binding = sha256Base64url(
+    JSON.stringify([principal.orgId, plan.resource.name, parent?.id ?? null, plan.text]),
+  )
   const offset = cursor ? Number(engine.cursors.decode(binding, cursor, 1)[0]) : 0
   const page = values.slice(offset, offset + limit)
   const hasMore = values.length > offset + limit
@@ -306,8 +307,6 @@ export function jsonPathLimit(url: URL): number | undefined {
 
 const notForJsonPath = (name: string) =>
   badRequest(`${name} does not apply to a JSONPath query.`, [{ field: name, message: 'use cursor' }])
-
-const hash = (text: string) => encodeBase64urlNoPadding(sha256(new TextEncoder().encode(text)))
 
 /** Runs `fn`, reporting a 400 about the body's content as 422 (malformed bodies stay 400). */
 export function unprocessableContent<T>(fn: () => T): T {

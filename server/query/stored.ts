@@ -1,5 +1,5 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { sha256Hex } from '../../shared/crypto.ts'
 import { randomId } from '../../shared/ids.ts'
 import { isoNow } from '../../shared/time.ts'
 import type { Tx } from '../store/store.ts'
@@ -15,8 +15,6 @@ export const RESULT_TTL_MS = 10 * 60 * 1000
 export const MAX_RESULT_BYTES = 16 * 1024 * 1024
 /** Stored queries are marked used at most this often, so that GETs rarely write. */
 const TOUCH_INTERVAL_MS = 3600 * 1000
-
-const hex = (text: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(text)))
 
 /** The path of a stored query. */
 export const queryPath = (prefix: string, id: string) => `${prefix}/queries/${id}`
@@ -41,7 +39,7 @@ export async function storeQuery(
       target,
       mediaType: body.mediaType,
       body: body.text,
-      requestHash: hex(JSON.stringify([target, body.mediaType, body.text])),
+      requestHash: sha256Hex(JSON.stringify([target, body.mediaType, body.text])),
     },
     now,
   )
@@ -79,4 +77,4 @@ export async function storeResult(
   return `${queryPath(prefix, query.id)}/results/${token}`
 }
 
-export const resultTokenHash = (token: string) => hex(`result:${token}`)
+export const resultTokenHash = (token: string) => sha256Hex(`result:${token}`)

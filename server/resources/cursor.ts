@@ -1,6 +1,5 @@
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
+import { constantTimeEqual, hmacSha256 } from '../../shared/crypto.ts'
 import { badRequest } from '../../shared/errors.ts'
-import { hmacSha256 } from '../crypto/hash.ts'
 import type { SortValue } from '../store/types.ts'
 
 const MAC_BYTES = 16

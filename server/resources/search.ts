@@ -1,5 +1,4 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { sha256Base64url } from '../../shared/crypto.ts'
 import { badRequest } from '../../shared/errors.ts'
 import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Page, SortKey } from '../../shared/query/types.ts'
@@ -32,9 +31,7 @@ export function searchableFor(principal: Principal, only?: Resource): Resource[]
 
 /** What a search's cursors are bound to: the organization, the text and the order. */
 function searchBinding(principal: Principal, text: string, sort: SortKey[]): string {
-  return encodeBase64urlNoPadding(
-    sha256(new TextEncoder().encode(JSON.stringify([principal.orgId, 'search', text, sort]))),
-  )
+  return sha256Base64url(JSON.stringify([principal.orgId, 'search', text, sort]))
 }
 
 /**

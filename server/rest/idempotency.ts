@@ -1,5 +1,5 @@
+import { sha256Hex } from '../../shared/crypto.ts'
 import { badRequest } from '../../shared/errors.ts'
-import { sha256Hex } from '../crypto/hash.ts'
 import type { IdempotencyKey, IdempotentAnswer } from '../resources/idempotency.ts'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Base64 } from '../../../shared/crypto.ts'
 import { Html, html } from './html.ts'
 
 // The only style, inline and allowed by its hash: the pages load nothing from anywhere.
@@ -20,7 +20,7 @@ button.link { border: none; background: none; color: LinkText; text-decoration: 
 .hint, .small { font-size: .9rem; color: GrayText; }
 ul.scopes { padding-left: 1.25rem; }
 `
-const CSS_HASH = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`
+const CSS_HASH = `'sha256-${sha256Base64(CSS)}'`
 
 export interface PageOptions {
   title: string

@@ -1,4 +1,4 @@
-import type { SQL } from 'bun'
+import type { SQL, TransactionSQL } from 'bun'
 import type { SqlParam } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
 import { UniqueTakenError } from '../types.ts'
@@ -77,11 +77,12 @@ export function postgresExecutor(sql: SQL, writes: Writes, nested = false): Exec
     },
     async transaction(fn) {
       if (nested) {
-        const tx = sql as unknown as { savepoint<T>(fn: (sp: SQL) => Promise<T>): Promise<T> }
+        // Only transaction() below makes a nested executor, on begin's or a savepoint's client.
+        const tx = sql as TransactionSQL
         return tx.savepoint((sp) => fn(postgresExecutor(sp, writes, true)))
       }
       const result = await sql.begin(async (tx) => {
-        const value = await fn(postgresExecutor(tx as unknown as SQL, writes, true))
+        const value = await fn(postgresExecutor(tx, writes, true))
         if (writes.announce) await tx.notify(writes.announce.channel, writes.announce.payload)
         return value
       })

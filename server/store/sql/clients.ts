@@ -1,6 +1,5 @@
-import { sha256 } from '@oslojs/crypto/sha2'
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
-import { encodeBase64urlNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+import { constantTimeEqual, sha256Hex } from '../../../shared/crypto.ts'
 import { newId } from '../../../shared/ids.ts'
 import { ALL_SCOPES } from '../../../shared/resources/index.ts'
 import { isoNow } from '../../../shared/time.ts'
@@ -20,7 +19,7 @@ interface ClientRow {
 
 // Client secrets are 256 random bits, so a fast hash is enough at rest (unlike passwords, they
 // cannot be guessed from a dictionary); SHA-256 keeps token requests cheap.
-const hashSecret = (secret: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(secret)))
+const hashSecret = (secret: string) => sha256Hex(secret)
 
 export async function createClient(
   x: Executor,
