@@ -93,9 +93,10 @@ export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: n
         const json = body.mediaType === 'application/json'
         const params = json ? parseJsonBody(body.text) : parseFormBody(body.text)
         if (!resource) return { kind: 'search', params }
-        // A JSON body may add the /search expression to a collection's own parameters.
+        // A JSON body may add the /search expression to a collection's own parameters; a form body
+        // is a GET's query string, which takes none, so its `filter` is refused with the unknowns.
         const filter = json ? params.get('filter') : null
-        params.delete('filter')
+        if (json) params.delete('filter')
         const { query, filters, shape } = parseFilteredList(resource, params, filter)
         return { kind: 'list', resource, query, filters, shape }
       })
