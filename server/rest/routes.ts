@@ -31,7 +31,7 @@ import {
   deleteRecord,
   updateRecord,
 } from '../resources/writes.ts'
-import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
+import { type ApiVersion, fromBase, inVersion, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
@@ -115,7 +115,9 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
       idempotencyKeyOf(request, url.pathname, body),
       () => authorizeWrite(principal, resource),
       async (tx) => {
-        const entity = await createRecord({ ...engine, store: tx }, principal, resource, body, parent)
+        const entity = await inVersion(version, resource, body, () =>
+          createRecord({ ...engine, store: tx }, principal, resource, body, parent),
+        )
         return entityAnswer(201, fromBase(version, resource, entity), {
           Location: `${prefix}/${resource.name}/${entity.id as string}`,
         })
@@ -199,16 +201,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
       const tags = ifMatch(request)
-      const entity = await updateRecord(
-        engine,
-        principal,
-        resource,
-        id(params, url),
-        body,
-        mode,
-        parent,
-        tags,
-        represent,
+      const entity = await inVersion(version, resource, body, () =>
+        updateRecord(engine, principal, resource, id(params, url), body, mode, parent, tags, represent),
       )
       const { body: text, ...init } = entityAnswer(200, represent(entity))
       return new Response(text, init)

@@ -1,4 +1,4 @@
-import { type ErrorDetail, validationError } from '../../shared/errors.ts'
+import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Json, VersionChange } from './change.ts'
 import { moneyObjects } from './money.ts'
@@ -56,6 +56,35 @@ export function toBase(version: ApiVersion, resource: Resource, body: unknown): 
     if (applies(change, resource)) out = change.request(resource, out, problems)
   if (problems.length > 0) throw validationError(problems)
   return out
+}
+
+/**
+ * Runs the engine's write of `body` (a request `toBase` translated), answering its errors in the
+ * version's words: a detail on a base field names the field as the version shows it (v2's
+ * `amount.currency`, never the base `currency`), and details that become the same are one.
+ */
+export async function inVersion<T>(
+  version: ApiVersion,
+  resource: Resource,
+  body: unknown,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    throw errorInVersion(version, resource, body, error)
+  }
+}
+
+function errorInVersion(version: ApiVersion, resource: Resource, body: unknown, error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.details.length === 0) return error
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return error
+  const changes = version.changes.filter((change) => applies(change, resource))
+  if (changes.length === 0) return error
+  let details: readonly ErrorDetail[] = error.details
+  for (const change of changes) details = change.details(resource, details, body as Json)
+  const unique = new Map(details.map((d) => [JSON.stringify([d.field, d.message]), d]))
+  return new ApiError(error.code, error.message, [...unique.values()], error.headers, { cause: error })
 }
 
 /**
