@@ -17,7 +17,7 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { type ListAnswer, listPage, pageBody } from '../resources/list-page.ts'
 import { type Entity, listRecords } from '../resources/reads.ts'
 import { overTime } from '../resources/scan.ts'
-import { type ApiVersion, changedFields, fromBase, V1 } from '../versions/versions.ts'
+import { type ApiVersion, changedFields, fromBase, presentationOf, V1 } from '../versions/versions.ts'
 import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
 import type { JsonPathPlan } from './jsonpath.ts'
@@ -119,7 +119,8 @@ export async function runQuery(
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)
       const search = parseSearchParams(params)
-      return await listPage(engine, principal, { ...search, version, link, echoEmptyFilters: true })
+      const presentation = presentationOf(version)
+      return await listPage(engine, principal, { ...search, presentation, link, echoEmptyFilters: true })
     }
     case 'list': {
       const query = { ...parsed.query, page: continuedPage(parsed.query, continuation) }
@@ -133,7 +134,7 @@ export async function runQuery(
         resource,
         query,
         parent,
-        version,
+        presentation: presentationOf(version),
         link,
         filters,
         select,
@@ -228,7 +229,16 @@ async function runJsonPath(
           binding: hash(plan.text),
         }
     const resource = plan.resource
-    return await listPage(engine, principal, { resource, query, parent, version, link, select, inMemory })
+    const presentation = presentationOf(version)
+    return await listPage(engine, principal, {
+      resource,
+      query,
+      parent,
+      presentation,
+      link,
+      select,
+      inMemory,
+    })
   }
   // The whole collection as one array: bounded in size, then evaluated node by node against the clock.
   const all = await listRecords(

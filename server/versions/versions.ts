@@ -1,5 +1,6 @@
 import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Presentation } from '../resources/presentation.ts'
 import type { Json, VersionChange } from './change.ts'
 import { moneyObjects } from './money.ts'
 
@@ -141,6 +142,29 @@ export function baseFieldsOf(version: ApiVersion, resource: Resource, fields: re
     if (resource.name === 'events' && field === 'data') base.add('resource')
   }
   return [...base]
+}
+
+const presentations = new Map<ApiVersion, Presentation>()
+
+/**
+ * The version as the engine's way out (server/resources/presentation.ts): the front doors hand it
+ * to the engine, which reads records in the base shape and knows no version. The base version's
+ * records go out as read, without a copy.
+ */
+export function presentationOf(version: ApiVersion): Presentation {
+  let presentation = presentations.get(version)
+  if (!presentation) {
+    presentation = {
+      // Not only the resources a change names: an event's `data` is a record of another.
+      records: (resource, records) =>
+        version.changes.length === 0 ? records : records.map((record) => fromBase(version, resource, record)),
+      fieldNames: (resource) => fieldNames(version, resource),
+      columnsOf: (resource, fields) => baseFieldsOf(version, resource, fields),
+      prefix: version.prefix,
+    }
+    presentations.set(version, presentation)
+  }
+  return presentation
 }
 
 /** The version's OpenAPI schema of a record or a write body. */
