@@ -1,7 +1,7 @@
 import { ALL_SCOPES, RESOURCES } from '../../shared/resources/index.ts'
 import { UNMETERED } from '../http/edge.ts'
 import type { ApiVersion } from '../versions/versions.ts'
-import { errorResponse, referencedErrors } from './error-responses.ts'
+import { edgeHeadersOf, errorResponse, referencedErrors } from './error-responses.ts'
 import { DEPRECATION_HEADERS, EDGE_HEADERS, HEADERS, headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { resourcePaths } from './paths.ts'
@@ -34,10 +34,29 @@ function describeScope(scope: string): string {
 }
 
 /**
- * What the edge adds to every operation (server/http/edge.ts): 414, 429 (except on the health
- * probes) and 500, and 408 and 413 where there is a body; and the headers of every response, with
- * a deprecated version's own on its paths. Paths outside the version write their errors out,
- * since the component responses carry the version's headers.
+ * The statuses any operation may answer, whatever it does (server/http/edge.ts, server/serve.ts):
+ * 413 for a Content-Length over the limit (checked before routing, whatever the method), 414,
+ * 429 (except on the health probes), Bun's own 431, 500, and 503 (starting, a dependency down);
+ * 408 where a body is read; and on the version's paths 405, which they answer to any method they
+ * do not list (QUERY on a record, for one).
+ */
+function edgeStatuses(path: string, operation: JsonObject, inVersion: boolean): number[] {
+  return [
+    ...(inVersion ? [405] : []),
+    ...(operation.requestBody ? [408] : []),
+    413,
+    414,
+    ...(UNMETERED.has(path) ? [] : [429]),
+    431,
+    500,
+    503,
+  ]
+}
+
+/**
+ * What the edge adds to every operation (edgeStatuses), and the headers of every response, with a
+ * deprecated version's own on its paths. Paths outside the version write their errors out, since
+ * the component responses carry the version's headers.
  */
 function withEdgeResponses(paths: Record<string, JsonObject>, prefix: string, deprecated: boolean): void {
   for (const [path, item] of Object.entries(paths)) {
@@ -48,32 +67,30 @@ function withEdgeResponses(paths: Record<string, JsonObject>, prefix: string, de
       if (!operation) continue
       if (inVersion && deprecated) operation.deprecated = true
       const responses = operation.responses as Record<string, JsonObject>
-      const statuses = [
-        414,
-        ...(UNMETERED.has(path) ? [] : [429]),
-        500,
-        ...(operation.requestBody ? [408, 413] : []),
-      ]
-      for (const status of statuses)
+      for (const status of edgeStatuses(path, operation, inVersion))
         responses[status] ??= inVersion
           ? { $ref: `#/components/responses/E${status}` }
           : errorResponse(status)
-      for (const response of Object.values(responses))
-        if (!('$ref' in response)) response.headers = { ...(response.headers as JsonObject), ...edge }
+      for (const [status, response] of Object.entries(responses)) {
+        if ('$ref' in response) continue
+        const headers = { ...(response.headers as JsonObject), ...edgeHeadersOf(Number(status), edge) }
+        if (Object.keys(headers).length > 0) response.headers = headers
+      }
     }
   }
 }
 
-/** The error responses the version's paths refer to, and 405, which answers the methods a path lacks. */
+/** The error responses the version's paths refer to. */
 function componentResponses(
   paths: Record<string, JsonObject>,
   deprecated: boolean,
 ): Record<string, JsonObject> {
   const edge = headerRefs(...EDGE_HEADERS, ...(deprecated ? DEPRECATION_HEADERS : []))
   const responses: Record<string, JsonObject> = {}
-  for (const status of new Set([...referencedErrors(paths), 405]).values()) {
+  for (const status of referencedErrors(paths)) {
     const response = errorResponse(status)
-    responses[`E${status}`] = { ...response, headers: { ...(response.headers as JsonObject), ...edge } }
+    const headers = { ...(response.headers as JsonObject), ...edgeHeadersOf(status, edge) }
+    responses[`E${status}`] = Object.keys(headers).length > 0 ? { ...response, headers } : response
   }
   return responses
 }
@@ -116,7 +133,7 @@ export function openApiDocument(options: { version: ApiVersion; baseUrl: string 
       description:
         `Resource-oriented REST API, ${version.name} (${version.status}).${sunset} ` +
         `The resource, search and stored-query paths under ${version.prefix} answer HEAD wherever GET works, ` +
-        'OPTIONS with 204 and Allow, and a method they do not list with 405 (components/responses/E405). ' +
+        'OPTIONS with 204 and Allow, and a method they do not list with 405 (listed on every operation). ' +
         'Conventions: docs/api.md; QUERY: docs/query.md; ' +
         'versions and limits: docs/operations.md.',
     },

@@ -1,5 +1,5 @@
 import { ERROR_STATUS } from '../../shared/errors.ts'
-import { headerRefs, inlineHeader } from './headers.ts'
+import { HEADERS, headerRefs, inlineHeader } from './headers.ts'
 import type { JsonObject } from './json.ts'
 
 const CODE_OF = Object.fromEntries(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]))
@@ -10,7 +10,7 @@ const MEANING: Record<number, string> = {
   401: 'no access token, or one that is not valid (RFC 6750 §3)',
   403: 'the token lacks a scope (insufficient_scope), or the record belongs to another organization',
   404: 'no such record, or an id of the wrong shape',
-  405: 'the path does not answer this method; Allow lists those it does. The resource, search and stored-query paths answer so for every method they do not list',
+  405: 'the path does not answer this method; Allow lists those it does. Every path of the version answers so for every method it does not list (QUERY on a record, for one)',
   408: 'the request body stopped arriving for 5 s',
   409: "a unique field is taken, other records still refer to this one, or the record's state does not allow the action; a detail names them",
   412: 'If-Match names an ETag the record no longer has; nothing changed',
@@ -20,7 +20,16 @@ const MEANING: Record<number, string> = {
   422: 'the body is well-formed but not valid; a detail per field',
   429: 'the rate limit is spent; try again after Retry-After seconds',
   500: 'the server could not complete the request (no details are given)',
-  503: 'the query did not finish within its time budget; try again after Retry-After seconds',
+  503: 'the service cannot answer now: it is starting, the database cannot be reached, or a QUERY ran out of its time budget; try again after Retry-After seconds',
+}
+
+/**
+ * RFC 6585 §5. Bun answers it itself, before the service sees the request: no body and none of the
+ * service's headers (docs/operations.md, "Size limits").
+ */
+const HEADERS_TOO_LARGE: JsonObject = {
+  description:
+    'Request Header Fields Too Large: the request line and headers together are over 16 KiB; answered by the HTTP server itself, with no body',
 }
 
 /** The headers of an error status beyond the edge's. */
@@ -47,8 +56,9 @@ function errorHeaders(status: number): Record<string, JsonObject> {
   }
 }
 
-/** A response with the contract's error body, for `status`. */
+/** A response with the contract's error body, for `status` (431 has none). */
 export function errorResponse(status: number): JsonObject {
+  if (status === 431) return structuredClone(HEADERS_TOO_LARGE)
   return {
     description: `${CODE_OF[status]}: ${MEANING[status] ?? 'see docs/api.md'}`,
     headers: errorHeaders(status),
@@ -66,4 +76,15 @@ export function referencedErrors(paths: unknown): number[] {
   for (const match of JSON.stringify(paths).matchAll(/"#\/components\/responses\/E(\d{3})"/g))
     statuses.add(Number(match[1]))
   return [...statuses].sort()
+}
+
+/**
+ * The headers every response of the edge carries (`edge`, references to components/headers), as
+ * a response of `status` has them: Bun's own 431 has none, and a 503 may come from a server still
+ * starting, which answers before its edge, so there they are not required.
+ */
+export function edgeHeadersOf(status: number, edge: Record<string, JsonObject>): Record<string, JsonObject> {
+  if (status === 431) return {}
+  if (status !== 503) return edge
+  return Object.fromEntries(Object.keys(edge).map((name) => [name, { ...HEADERS[name], required: false }]))
 }

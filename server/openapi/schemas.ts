@@ -28,13 +28,21 @@ export const names = (resource: Resource) => {
   }
 }
 
-function writableProperties(resource: Resource): Record<string, Schema> {
+/**
+ * The fields a write sends. `kind` 'create' (POST and PUT) shows each field's default, which an
+ * omitted field takes; a PATCH changes only what it carries, so its fields have none (a generator
+ * such as openapi-typescript would make a defaulted field required in a partial update).
+ */
+function writableProperties(resource: Resource, kind: 'create' | 'patch'): Record<string, Schema> {
   const properties: Record<string, Schema> = {}
   for (const name of resource.writableFields) {
     const field = resource.fields[name]!
     const schema = plain(field.schema)
+    // TypeBox may carry the default in the field's own schema too.
+    if (kind === 'patch') delete schema.default
     properties[name] = field.nullable ? { oneOf: [schema, { type: 'null' }] } : schema
-    if (field.default !== undefined && field.default !== null) properties[name]!.default = field.default
+    if (kind === 'create' && field.default !== undefined && field.default !== null)
+      properties[name]!.default = field.default
     if (field.defaultToCaller)
       properties[name]!.description =
         'On create, when omitted: the user the token was issued for (null for a client-credentials token).'
@@ -197,15 +205,19 @@ export function componentSchemas(
     schemas[n.queryForm] = bodies.form
     schemas[n.queryJson] = bodies.json
     if (!resource.writable) continue
-    const properties = writableProperties(resource)
     const create = {
       type: 'object',
       additionalProperties: false,
-      properties,
+      properties: writableProperties(resource, 'create'),
       required: resource.writableFields.filter((f) => resource.fields[f]!.required),
     }
     schemas[n.create] = schemaFor(version, resource, create, 'write')
-    const patch = { type: 'object', additionalProperties: false, properties, minProperties: 0 }
+    const patch = {
+      type: 'object',
+      additionalProperties: false,
+      properties: writableProperties(resource, 'patch'),
+      minProperties: 0,
+    }
     schemas[n.patch] = schemaFor(version, resource, patch, 'write')
   }
   return schemas

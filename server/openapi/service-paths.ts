@@ -1,5 +1,5 @@
 import { GRANT_TYPES } from '../store/types.ts'
-import { inlineHeader } from './headers.ts'
+import { headerRefs, inlineHeader } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { query } from './parameters.ts'
 
@@ -28,12 +28,23 @@ const OAUTH_CLIENT_ERROR = jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error: i
     false,
   ),
 })
+const CONTRACT_ERROR = { $ref: '#/components/schemas/Error' }
+/**
+ * A client locked out after failed authentications (RFC 6749 §5.2 temporarily_unavailable,
+ * server/oauth/client-auth.ts), or the request quota spent (the edge's contract error body).
+ */
+const OAUTH_THROTTLED = jsonBody(
+  { anyOf: [OAUTH_ERROR_SCHEMA, CONTRACT_ERROR] },
+  'Too many failed client authentications (RFC 6749 §5.2 error: temporarily_unavailable), or the rate limit is spent (RATE_LIMITED); try again after Retry-After seconds',
+  headerRefs('Retry-After'),
+)
 const OAUTH_ERRORS = {
   '400': OAUTH_ERROR,
   '401': OAUTH_CLIENT_ERROR,
   // A body that stops arriving, in OAuth's words (server/oauth/form.ts); 413 for a Content-Length
   // over the limit comes from the edge, in the contract's shape, before the endpoint runs.
   '408': jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error: invalid_request, the body stopped arriving'),
+  '429': OAUTH_THROTTLED,
   '500': jsonBody(OAUTH_ERROR_SCHEMA, 'RFC 6749 §5.2 error: server_error'),
 }
 const CLIENT_AUTH = {
@@ -60,15 +71,12 @@ const seeOther = (description: string) => ({
   },
 })
 
-const status = (description: string) =>
-  jsonBody(
-    {
-      type: 'object',
-      required: ['status'],
-      properties: { status: { type: 'string' }, reason: { type: 'string' } },
-    },
-    description,
-  )
+const statusSchema = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string' }, reason: { type: 'string' } },
+}
+const status = (description: string) => jsonBody(statusSchema, description)
 
 /** Paths outside the versions (the index, the version list, health, OAuth), and the version's document. */
 export function servicePaths(prefix: string): Record<string, PathItem> {
@@ -156,7 +164,12 @@ export function servicePaths(prefix: string): Record<string, PathItem> {
         summary: 'Check that the service can serve: the database answers and it is not shutting down',
         responses: {
           '200': status('Ready'),
-          '503': status('The database does not answer, or the server is shutting down'),
+          // A server still starting answers every path with the contract's 503 (server/serve.ts).
+          '503': jsonBody(
+            { anyOf: [statusSchema, CONTRACT_ERROR] },
+            'The database (or Redis) does not answer, or the server is shutting down; or it is still starting (UNAVAILABLE, with Retry-After)',
+            { 'Retry-After': inlineHeader('Seconds to wait, while the server is starting', false) },
+          ),
         },
       },
     },
@@ -227,6 +240,13 @@ export function servicePaths(prefix: string): Record<string, PathItem> {
           '303': seeOther('The next page, or back to the client with code (or error), state and iss'),
           '400': page('The page has expired, or the step is unknown'),
           '403': page('The form did not come from this site'),
+          // The login throttle's page (server/oauth/interaction.ts), or the edge's quota in JSON.
+          '429': {
+            description:
+              'Too many failed sign-ins from this address (a page saying when to try again), or the rate limit is spent (RATE_LIMITED)',
+            headers: headerRefs('Retry-After'),
+            content: { ...HTML, 'application/json': { schema: CONTRACT_ERROR } },
+          },
           '500': page('The server could not complete the request (an error page)'),
         },
       },

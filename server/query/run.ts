@@ -16,7 +16,7 @@ import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { type ListAnswer, listPage, pageBody } from '../resources/list-page.ts'
 import { type Entity, listRecords } from '../resources/reads.ts'
 import { overTime } from '../resources/scan.ts'
-import { type ApiVersion, changedFields, fromBase, V1 } from '../versions/versions.ts'
+import { type ApiVersion, changedFields, fromBase, presentationOf, V1 } from '../versions/versions.ts'
 import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
 import type { JsonPathPlan } from './jsonpath.ts'
@@ -92,9 +92,10 @@ export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: n
         const json = body.mediaType === 'application/json'
         const params = json ? parseJsonBody(body.text) : parseFormBody(body.text)
         if (!resource) return { kind: 'search', params }
-        // A JSON body may add the /search expression to a collection's own parameters.
+        // A JSON body may add the /search expression to a collection's own parameters; a form body
+        // is a GET's query string, which takes none, so its `filter` is refused with the unknowns.
         const filter = json ? params.get('filter') : null
-        params.delete('filter')
+        if (json) params.delete('filter')
         const { query, filters, shape } = parseFilteredList(resource, params, filter)
         return { kind: 'list', resource, query, filters, shape }
       })
@@ -117,7 +118,8 @@ export async function runQuery(
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)
       const search = parseSearchParams(params)
-      return await listPage(engine, principal, { ...search, version, link, echoEmptyFilters: true })
+      const presentation = presentationOf(version)
+      return await listPage(engine, principal, { ...search, presentation, link, echoEmptyFilters: true })
     }
     case 'list': {
       const query = { ...parsed.query, page: continuedPage(parsed.query, continuation) }
@@ -131,7 +133,7 @@ export async function runQuery(
         resource,
         query,
         parent,
-        version,
+        presentation: presentationOf(version),
         link,
         filters,
         select,
@@ -226,7 +228,16 @@ async function runJsonPath(
           binding: sha256Base64url(plan.text),
         }
     const resource = plan.resource
-    return await listPage(engine, principal, { resource, query, parent, version, link, select, inMemory })
+    const presentation = presentationOf(version)
+    return await listPage(engine, principal, {
+      resource,
+      query,
+      parent,
+      presentation,
+      link,
+      select,
+      inMemory,
+    })
   }
   // The whole collection as one array: bounded in size, then evaluated node by node against the clock.
   const all = await listRecords(

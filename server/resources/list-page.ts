@@ -2,8 +2,8 @@ import { parseAcrossFields, type ShapeParams } from '../../shared/query/shape.ts
 import type { ListQuery } from '../../shared/query/types.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { type ApiVersion, baseFieldsOf, fieldNames, fromBase } from '../versions/versions.ts'
 import type { EngineContext, ParentRef } from './context.ts'
+import type { Presentation } from './presentation.ts'
 import { type Entity, listRecords, type Pagination } from './reads.ts'
 import { scanRecords } from './scan.ts'
 import { searchAll, searchableFor } from './search.ts'
@@ -17,7 +17,7 @@ export interface ListAnswer {
 
 /** A test the store cannot run, applied to each record in memory (JSONPath filters beyond SQL). */
 export interface MemoryFilter {
-  /** Sees the record in the shape of the request's version. */
+  /** Sees the record as the client does (the presentation's). */
   keep: (record: Entity) => boolean
   /** Most records `keep` may look at in one request (422 past it). */
   budget: number
@@ -33,8 +33,8 @@ export interface ListRequest {
   query: ListQuery
   /** The nested path the request came through (`/orders/{id}/line-items`). */
   parent?: ParentRef
-  /** Records go out in this version's shape. */
-  version: ApiVersion
+  /** How the front door shows records (its API version's shape): they go out through it. */
+  presentation: Presentation
   /** The request `pagination.next` continues: the same path and query string at the next position. */
   link: URL
   /** The applied filters, echoed as `filters` when there are any. */
@@ -60,11 +60,11 @@ export async function listPage(
   principal: Principal,
   request: ListRequest,
 ): Promise<ListAnswer> {
-  const { resource, version, query } = request
+  const { resource, presentation, query } = request
   if (!resource) return await searchPage(engine, principal, request)
   const memory = request.inMemory
   // Checked before anything is read: a bad field is 400 and an expansion the token may not read 403.
-  const shape = request.shape && resolveShape(principal, resource, version, request.shape)
+  const shape = request.shape && resolveShape(principal, resource, presentation, request.shape)
   const result = memory
     ? await scanRecords(
         engine,
@@ -75,7 +75,7 @@ export async function listPage(
           sort: query.sort,
           limit: query.page.limit,
           cursor: query.page.style === 'cursor' ? query.page.cursor : undefined,
-          keep: (entity) => memory.keep(fromBase(version, resource, entity)),
+          keep: (entity) => memory.keep(presentation.records(resource, [entity])[0]!),
           budget: memory.budget,
           deadline: memory.deadline,
           binding: memory.binding,
@@ -88,14 +88,12 @@ export async function listPage(
         resource,
         query,
         request.parent,
-        shape && columnsFor(version, resource, shape),
+        shape && columnsFor(presentation, resource, shape),
       )
   let data: unknown[]
-  if (shape) data = await shapeRecords(engine, principal, resource, version, result.data, shape)
+  if (shape) data = await shapeRecords(engine, principal, resource, presentation, result.data, shape)
   else {
-    // v1 is the engine's own shape: its records go out as read, without a copy.
-    const records =
-      version.changes.length === 0 ? result.data : result.data.map((r) => fromBase(version, resource, r))
+    const records = presentation.records(resource, result.data)
     data = request.select ? request.select(records) : records
   }
   return {
@@ -112,24 +110,23 @@ async function searchPage(
   principal: Principal,
   request: ListRequest,
 ): Promise<ListAnswer> {
-  const { query, version } = request
+  const { query, presentation } = request
   const text = query.search
   if (text === undefined) throw new Error('a search across collections needs its text')
   const { sort, page, includeTotal } = query
   const fields =
-    request.shape && parseAcrossFields(request.shape, searchableFor(principal), (r) => fieldNames(version, r))
+    request.shape && parseAcrossFields(request.shape, searchableFor(principal), presentation.fieldNames)
   // Each collection reads only the asked fields it has (with the id and timestamps, always read).
   const columnsOf = fields
     ? (collection: Resource) =>
-        baseFieldsOf(
-          version,
+        presentation.columnsOf(
           collection,
-          fields.filter((name) => fieldNames(version, collection).includes(name)),
+          fields.filter((name) => presentation.fieldNames(collection).includes(name)),
         )
     : undefined
   const result = await searchAll(engine, principal, text, { sort, page, includeTotal, columnsOf })
   const data = result.data.map((hit) => {
-    const record = fromBase(version, resourceByName(hit.collection)!, hit.record)
+    const record = presentation.records(resourceByName(hit.collection)!, [hit.record])[0]!
     return {
       collection: hit.collection,
       record: fields

@@ -31,7 +31,7 @@ import {
   deleteRecord,
   updateRecord,
 } from '../resources/writes.ts'
-import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
+import { type ApiVersion, fromBase, inVersion, presentationOf, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
@@ -81,6 +81,7 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
 
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine, version } = deps
+  const presentation = presentationOf(version)
   const table: MethodTable = {
     GET: readRoute(async ({ url, params, principal }) => {
       const { query, filters, shape } = parseListParams(resource, url.searchParams)
@@ -90,7 +91,7 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
         resource,
         query,
         parent,
-        version,
+        presentation,
         link,
         filters,
         shape,
@@ -115,7 +116,9 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
       idempotencyKeyOf(request, url.pathname, body),
       () => authorizeWrite(principal, resource),
       async (tx) => {
-        const entity = await createRecord({ ...engine, store: tx }, principal, resource, body, parent)
+        const entity = await inVersion(version, resource, body, () =>
+          createRecord({ ...engine, store: tx }, principal, resource, body, parent),
+        )
         return entityAnswer(201, fromBase(version, resource, entity), {
           Location: `${prefix}/${resource.name}/${entity.id as string}`,
         })
@@ -167,6 +170,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   const { engine, version } = deps
   // If-Match compares the tag of this version's representation, the one its GET handed out.
   const represent = (entity: Record<string, unknown>) => fromBase(version, resource, entity)
+  const presentation = presentationOf(version)
   const id = (params: Record<string, string>, url: URL) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     return params.id!
@@ -176,8 +180,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       rejectUnknownParams(url.searchParams, SHAPE_ONLY)
       const given = shapeParamsOf(url.searchParams)
       // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
-      const shape = given && resolveShape(principal, resource, version, given)
-      const columns = shape && columnsFor(version, resource, shape)
+      const shape = given && resolveShape(principal, resource, presentation, given)
+      const columns = shape && columnsFor(presentation, resource, shape)
       const entity = await getRecord(
         engine,
         principal,
@@ -188,7 +192,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       )
       const updatedAt = entity.updatedAt as string
       if (!shape) return representation(represent(entity), updatedAt)
-      const [body] = await shapeRecords(engine, principal, resource, version, [entity], shape)
+      const [body] = await shapeRecords(engine, principal, resource, presentation, [entity], shape)
       return representation(body, await shapedLastModified(engine, principal, shape, updatedAt))
     }),
   }
@@ -199,16 +203,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
       const tags = ifMatch(request)
-      const entity = await updateRecord(
-        engine,
-        principal,
-        resource,
-        id(params, url),
-        body,
-        mode,
-        parent,
-        tags,
-        represent,
+      const entity = await inVersion(version, resource, body, () =>
+        updateRecord(engine, principal, resource, id(params, url), body, mode, parent, tags, represent),
       )
       const { body: text, ...init } = entityAnswer(200, represent(entity))
       return new Response(text, init)
@@ -305,7 +301,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
       const search = parseSearchParams(url.searchParams)
       const page = await listPage(deps.engine, principal, {
         ...search,
-        version: deps.version,
+        presentation: presentationOf(deps.version),
         link: url,
         echoEmptyFilters: true,
       })

@@ -20,4 +20,9 @@ export interface VersionChange {
   response: (resource: Resource, record: Json) => Json
   /** The record schema (and the write schemas) of the OpenAPI document, changed likewise. */
   schema: (resource: Resource, schema: Json, kind: 'record' | 'write') => Json
+  /**
+   * Details of an error the engine found in `body` (the request in the base shape), naming base
+   * fields -> the same details naming this version's fields.
+   */
+  details: (resource: Resource, details: readonly ErrorDetail[], body: Json) => ErrorDetail[]
 }

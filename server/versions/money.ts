@@ -57,6 +57,17 @@ export const moneyObjects: VersionChange = {
     const { currency, ...rest } = record
     return { ...rest, [field]: { value: record[field], currency } }
   },
+  // The engine checks `amount` and `currency` apart; in v2 they are one object. Without it in the
+  // body both are missing, and the object is what to ask for; with it, each is one of its members.
+  details: (resource: Resource, details: readonly ErrorDetail[], body: Json) => {
+    const field = MONEY_FIELDS[resource.name]!
+    const whole = !(field in body)
+    return details.map(({ field: name, message }) => {
+      if (name === field) return { field: whole ? field : `${field}.value`, message }
+      if (name === 'currency') return { field: whole ? field : `${field}.currency`, message }
+      return { field: name, message }
+    })
+  },
   schema: (resource: Resource, schema: Json) => {
     const field = MONEY_FIELDS[resource.name]!
     const properties = { ...(schema.properties as Json) }

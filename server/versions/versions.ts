@@ -1,5 +1,6 @@
-import { type ErrorDetail, validationError } from '../../shared/errors.ts'
+import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Presentation } from '../resources/presentation.ts'
 import type { Json, VersionChange } from './change.ts'
 import { moneyObjects } from './money.ts'
 
@@ -59,6 +60,35 @@ export function toBase(version: ApiVersion, resource: Resource, body: unknown): 
 }
 
 /**
+ * Runs the engine's write of `body` (a request `toBase` translated), answering its errors in the
+ * version's words: a detail on a base field names the field as the version shows it (v2's
+ * `amount.currency`, never the base `currency`), and details that become the same are one.
+ */
+export async function inVersion<T>(
+  version: ApiVersion,
+  resource: Resource,
+  body: unknown,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    throw errorInVersion(version, resource, body, error)
+  }
+}
+
+function errorInVersion(version: ApiVersion, resource: Resource, body: unknown, error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.details.length === 0) return error
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return error
+  const changes = version.changes.filter((change) => applies(change, resource))
+  if (changes.length === 0) return error
+  let details: readonly ErrorDetail[] = error.details
+  for (const change of changes) details = change.details(resource, details, body as Json)
+  const unique = new Map(details.map((d) => [JSON.stringify([d.field, d.message]), d]))
+  return new ApiError(error.code, error.message, [...unique.values()], error.headers, { cause: error })
+}
+
+/**
  * A record in the base shape -> the version's shape. An event's `data` is a record of the
  * resource it names, so it changes with that resource.
  */
@@ -112,6 +142,29 @@ export function baseFieldsOf(version: ApiVersion, resource: Resource, fields: re
     if (resource.name === 'events' && field === 'data') base.add('resource')
   }
   return [...base]
+}
+
+const presentations = new Map<ApiVersion, Presentation>()
+
+/**
+ * The version as the engine's way out (server/resources/presentation.ts): the front doors hand it
+ * to the engine, which reads records in the base shape and knows no version. The base version's
+ * records go out as read, without a copy.
+ */
+export function presentationOf(version: ApiVersion): Presentation {
+  let presentation = presentations.get(version)
+  if (!presentation) {
+    presentation = {
+      // Not only the resources a change names: an event's `data` is a record of another.
+      records: (resource, records) =>
+        version.changes.length === 0 ? records : records.map((record) => fromBase(version, resource, record)),
+      fieldNames: (resource) => fieldNames(version, resource),
+      columnsOf: (resource, fields) => baseFieldsOf(version, resource, fields),
+      prefix: version.prefix,
+    }
+    presentations.set(version, presentation)
+  }
+  return presentation
 }
 
 /** The version's OpenAPI schema of a record or a write body. */

@@ -58,10 +58,21 @@ function paramsOf(resource: Resource) {
   return entry
 }
 
-/** Parses `sort=-amount,created_at:asc` against the declared sort fields. */
+/**
+ * A collection's GET (and so a QUERY form body, its query string) takes no `filter` expression:
+ * the answer says where one goes, rather than only that it is unknown (docs/query.md).
+ */
+const WHERE_FILTER_GOES = new Map([
+  [
+    'filter',
+    'is not a parameter of this endpoint: a filter expression goes in a JSON QUERY body ({"filter": "..."}) or to /search with collection',
+  ],
+])
+
 /** What sorting and searching need to know of a collection (cross-collection search has its own). */
 export type Orderable = Pick<Resource, 'name' | 'fields' | 'sortable' | 'searchable'>
 
+/** Parses `sort=-amount,created_at:asc` against the declared sort fields. */
 export function parseSort(resource: Orderable, raw: string | null): SortKey[] {
   if (raw === null) return DEFAULT_SORT
   const fail = (message: string) =>
@@ -124,7 +135,11 @@ export function parseListParams(
 ): ParsedList {
   const { byName, known } = paramsOf(resource)
   const extraNames = [...extra]
-  rejectUnknownParams(params, extraNames.length === 0 ? known : new Set([...known, ...extraNames]))
+  rejectUnknownParams(
+    params,
+    extraNames.length === 0 ? known : new Set([...known, ...extraNames]),
+    WHERE_FILTER_GOES,
+  )
   const where: Condition[] = []
   const filters: ParsedList['filters'] = {}
   const details: ErrorDetail[] = []

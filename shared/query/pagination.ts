@@ -100,8 +100,15 @@ export function parsePage(params: URLSearchParams): { page: Page; includeTotal: 
   }
 }
 
-/** 400 naming the first query parameter a route does not know. */
-export function rejectUnknownParams(params: URLSearchParams, known: ReadonlySet<string>): void {
+/**
+ * 400 naming every query parameter a route does not know; `hints` says, for a name, where that
+ * parameter does belong.
+ */
+export function rejectUnknownParams(
+  params: URLSearchParams,
+  known: ReadonlySet<string>,
+  hints: ReadonlyMap<string, string> = new Map(),
+): void {
   const seen = new Set<string>()
   const unknown: string[] = []
   let repeated: string | undefined
@@ -116,7 +123,7 @@ export function rejectUnknownParams(params: URLSearchParams, known: ReadonlySet<
       `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`,
       unknown.map((name) => ({
         field: name,
-        message: 'is not a parameter of this endpoint',
+        message: hints.get(name) ?? 'is not a parameter of this endpoint',
       })),
     )
   }

@@ -55,7 +55,7 @@ describe('v2 money objects: orders.amount and products.price carry their currenc
       { amount: { value: 1, currency: 'EUR', cents: 1 } },
       ['amount.cents'],
     ],
-    ['a bad currency', { amount: { value: 1, currency: 'euro' } }, ['currency']],
+    ['a bad currency', { amount: { value: 1, currency: 'euro' } }, ['amount.currency']],
   ])('POST /api/v2/orders with %s is 422 naming the fields', async (_, body, fields) => {
     const response = await acme.fetch('/api/v2/orders', { method: 'POST', json: { userId, ...body } })
     expect(response.status).toBe(422)
