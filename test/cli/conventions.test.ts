@@ -101,7 +101,7 @@ describe('api login while logged in', () => {
 })
 
 describe.skipIf(!terminalAvailable)('on a terminal', () => {
-  it('fits a table to the width of the terminal, cutting long cells (the id last) with an ellipsis', async () => {
+  it('fits a table to the width of the terminal, cutting long cells (never an id) with an ellipsis', async () => {
     const run = await spawnCliOnTerminal(['list', 'users'], { ...env, COLUMNS: '60' })
     expect(run.code).toBe(0)
     const lines = run.output.trimEnd().split('\n')
