@@ -2,7 +2,7 @@ import { relationsOf } from '../../shared/query/shape.ts'
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { type Columns, RecordStream } from '../output.ts'
-import { endListing, readPage, streamPages } from '../paging.ts'
+import { endListing, noticeMoreRecords, readPage, streamPages } from '../paging.ts'
 import { columnsOf, filterFlags, parseTarget, suggest, type Target } from '../resources.ts'
 
 /** Options of `api list` itself; everything else must be one of the collection's filters. */
@@ -108,9 +108,11 @@ export async function list(ctx: Context, spec: string, options: Record<string, u
   const all = Boolean(options.all)
   const { more, total } = await streamPages(ctx, first, stream, { all, maxItems })
   endListing(ctx, stream, total, target.resource.name)
-  if (!all && more && ctx.io.stderrIsTTY && stream.written < maxItems) {
-    ctx.io.stderr('more records follow; --all fetches them\n')
-  }
+  noticeMoreRecords(
+    ctx,
+    { more, written: stream.written },
+    { all, maxItems, sizeChosen: options.limit !== undefined },
+  )
 }
 
 const row = (left: string, right: string) => `  ${left.padEnd(32)}${right}`

@@ -205,6 +205,8 @@ describe('api query tables', () => {
       expect(rows).toEqual([
         expect.stringMatching(/^1,009\.00 EUR +pending +ord_\w+$/),
         expect.stringMatching(/^1,008\.00 EUR +pending +ord_\w+$/),
+        // A person at a terminal is told, whatever page size was asked for.
+        'more records follow; --all fetches them',
       ])
     },
   )
