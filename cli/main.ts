@@ -120,11 +120,15 @@ export async function main(typed: string[], io: Io): Promise<number> {
       .action(run((ctx, spec: string, args: string[], options) => write(ctx, method, spec, args, options)))
   }
   cli
-    .command('delete <target> [id]', 'Delete a record, or (with filters and --confirm) every matching record')
+    .command(
+      'delete <target> [id]',
+      'Delete a record, or every record matching the filters of api list COLLECTION --help (--confirm)',
+    )
     .allowUnknownOptions()
     .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
     .example('api delete orders ord_…')
     .example('api delete orders --status cancelled --confirm')
+    .example('api delete posts --q draft --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
   actionCommand(cli, run)
   webhooksCommand(cli, run)
