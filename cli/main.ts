@@ -15,6 +15,7 @@ import { request } from './commands/request.ts'
 import { webhooksCommand } from './commands/webhooks.ts'
 import { type Context, makeContext } from './context.ts'
 import { EXIT, exitCodeOf, UsageError } from './errors.ts'
+import { globalHelp } from './help.ts'
 import { type Io, processIo } from './io.ts'
 import { colorsEnabled } from './output.ts'
 import { checkOptions, unknownCommand } from './typos.ts'
@@ -175,7 +176,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
 
   conventionCommands(cli, run, VERSION)
 
-  cli.help()
+  cli.help((sections) => globalHelp(sections, io.env))
 
   try {
     // `api list orders --help` shows that collection's real filters.
