@@ -111,6 +111,15 @@ describe.skipIf(!terminalAvailable)('on a terminal', () => {
     expect(lines[1]).toContain('…')
   })
 
+  it('keeps ids whole at 40 columns, leaving out the columns that do not fit', async () => {
+    const run = await spawnCliOnTerminal(['list', 'users'], { ...env, COLUMNS: '40', NO_COLOR: '1' })
+    expect(run.code).toBe(0)
+    const lines = run.output.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID {30}\S/)
+    expect(lines.some((line) => line.startsWith(`${userId}  `))).toBe(true)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40)
+  })
+
   it('pretty-prints the JSON of api request', async () => {
     const run = await spawnCliOnTerminal(['request', 'GET', '/api/versions'], env)
     expect(run.code).toBe(0)
