@@ -1,6 +1,6 @@
 import type { CAC } from 'cac'
 import { RESOURCES } from '../shared/resources/index.ts'
-import { filterFlags } from './resources.ts'
+import { filterOptions } from './resources.ts'
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const
 export type Shell = (typeof SHELLS)[number]
@@ -38,7 +38,7 @@ function wordsOf(cli: CAC): Words {
     valued: cli.globalCommand.options
       .filter((o) => !o.isBoolean)
       .flatMap((o) => o.names.map((n) => flag(n.length === 1 ? n : kebab(n)))),
-    filters: Object.fromEntries(RESOURCES.map((r) => [r.name, filterFlags(r).map((f) => `--${f.flag}`)])),
+    filters: Object.fromEntries(RESOURCES.map((r) => [r.name, filterOptions(r).map((f) => `--${f}`)])),
   }
 }
 

@@ -15,6 +15,7 @@ import { request } from './commands/request.ts'
 import { webhooksCommand } from './commands/webhooks.ts'
 import { type Context, makeContext } from './context.ts'
 import { EXIT, exitCodeOf, UsageError } from './errors.ts'
+import { globalHelp } from './help.ts'
 import { type Io, processIo } from './io.ts'
 import { colorsEnabled } from './output.ts'
 import { checkOptions, unknownCommand } from './typos.ts'
@@ -105,26 +106,35 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .command('create <collection> [...fields]', 'Create a record from key=value and key:=json fields')
     .option('--data <json>', 'The whole body: JSON, @file.json or @- for standard input')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh one)')
-    .example('api create orders userId=usr_… amount:=1200 currency=EUR')
+    .example("api create orders userId=usr_… 'amount[value]:=1200' 'amount[currency]=EUR'")
     .example('api create posts/pst_…/comments authorId=usr_… text="Nice"')
     .action(run((ctx, spec: string, fields: string[], options) => create(ctx, spec, fields, options)))
-  for (const [name, method, verb] of [
-    ['update', 'PATCH', 'Change some fields of a record (PATCH)'],
-    ['replace', 'PUT', 'Replace a whole record (PUT)'],
+  for (const [name, method, verb, example] of [
+    ['update', 'PATCH', 'Change some fields of a record (PATCH)', 'api update orders ord_… status=paid'],
+    [
+      'replace',
+      'PUT',
+      'Replace a whole record (PUT): fields not given are reset',
+      "api replace products prd_… name=Lamp sku=L-2 'price[value]:=1999' 'price[currency]=EUR'",
+    ],
   ] as const) {
     cli
       .command(`${name} <target> [...fields]`, verb)
       .option('--data <json>', 'The whole body: JSON, @file.json or @- for standard input')
       .option('--if-match <etag>', 'Only if the record still has this ETag')
-      .example(`api ${name} orders ord_… status=paid`)
+      .example(example)
       .action(run((ctx, spec: string, args: string[], options) => write(ctx, method, spec, args, options)))
   }
   cli
-    .command('delete <target> [id]', 'Delete a record, or (with filters and --confirm) every matching record')
+    .command(
+      'delete <target> [id]',
+      'Delete a record, or every record matching the filters of api list COLLECTION --help (--confirm)',
+    )
     .allowUnknownOptions()
     .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
     .example('api delete orders ord_…')
     .example('api delete orders --status cancelled --confirm')
+    .example('api delete posts --q draft --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
   actionCommand(cli, run)
   webhooksCommand(cli, run)
@@ -140,7 +150,8 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .example(
       `api query orders --sql "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY amount DESC"`,
     )
-    .example(`api query orders --jsonpath '$[?@.amount > 1000]'`)
+    // v2's amount is an object: `@.amount > 1000` compares it with a number and matches nothing.
+    .example(`api query orders --jsonpath '$[?@.amount.value > 1000]'`)
     .example(`api query orders --sql "SELECT id FROM orders WHERE status = 'paid'" --all | jq length`)
     .action(run((ctx, spec: string, options) => query(ctx, spec, options)))
   cli
@@ -156,13 +167,13 @@ export async function main(typed: string[], io: Io): Promise<number> {
   cli
     .command(
       'request <method> <path> [...fields]',
-      'Any request, authenticated: api request GET /api/v1/orders',
+      'Any request, authenticated: api request GET /api/v2/orders',
     )
     .option('-H, --header <header>', "Header 'Name: value' (repeatable)")
     .option('--input <file>', 'Body from a file, or - for standard input')
     .option('-i, --include', 'Print the status line and headers before the body')
     .example('api request GET /api/versions -i')
-    .example('api request POST /api/v1/products name=Lamp sku=L-1 price:=1999 currency=EUR')
+    .example("api request POST /api/v2/products name=Lamp sku=L-1 'price[value]:=1999' 'price[currency]=EUR'")
     .action(
       run((ctx, method: string, path: string, fields: string[], options) =>
         request(ctx, method, path, fields, options),
@@ -171,7 +182,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
 
   conventionCommands(cli, run, VERSION)
 
-  cli.help()
+  cli.help((sections) => globalHelp(sections, io.env))
 
   try {
     // `api list orders --help` shows that collection's real filters.

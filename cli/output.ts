@@ -38,29 +38,58 @@ function valueAt(row: Record<string, unknown>, column: string): unknown {
 }
 
 const MIN_CELL = 4
+/** Narrower than this, a cut value says too little: the column is left out instead. */
+const MIN_KEPT = 10
 const cut = (s: string, width: number) => (s.length > width ? `${s.slice(0, width - 1)}…` : s)
 
 /**
- * Column widths that fit `width` characters (two between columns): the widest column gives up
- * a character at a time, down to a few each. The first column (the id, to copy into the next
- * command) is cut last.
+ * An identifier column (`id`, `userId`, `actor.id`): its values are copied into the next
+ * command, so they are shown whole or not at all, never cut to `ord_01…`.
  */
-export function fitWidths(natural: number[], width: number | undefined): number[] {
-  const widths = [...natural]
-  if (!width) return widths
+export const isIdColumn = (column: string) => /(^|\.)id$|Id$/.test(column)
+
+/** `userId` as `USER ID`, `nextAttemptAt` as `NEXT ATTEMPT AT`, `actor.type` as `ACTOR.TYPE`. */
+export const headerOf = (column: string) => column.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toUpperCase()
+
+/**
+ * Which columns a table shows within `width` characters (two between columns), and how wide.
+ * Columns come in priority order. The first and the record's `id` are always shown; any other is
+ * left out when it cannot fit at its least width: an id column's least width is its whole value,
+ * any other's a few characters. Then the widest column above its least gives up a character at a
+ * time.
+ */
+export function fitColumns(
+  columns: readonly string[],
+  natural: readonly number[],
+  width: number | undefined,
+): { shown: number[]; widths: number[] } {
+  const all = natural.map((_, i) => i)
+  if (!width) return { shown: all, widths: [...natural] }
+  const least = (i: number) => (isIdColumn(columns[i]!) ? natural[i]! : Math.min(natural[i]!, MIN_KEPT))
+  const always = (i: number) => i === 0 || columns[i] === 'id'
+  let used = all.filter(always).reduce((sum, i) => sum + least(i) + 2, -2)
+  const shown = all.filter((i) => {
+    if (always(i)) return true
+    if (used + 2 + least(i) > width) return false
+    used += 2 + least(i)
+    return true
+  })
+  const widths = shown.map((i) => natural[i]!)
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1)
   while (total() > width) {
-    const rest = widths.slice(1)
-    const widest = rest.length > 0 && Math.max(...rest) > MIN_CELL ? 1 + rest.indexOf(Math.max(...rest)) : 0
-    if (widths[widest]! <= MIN_CELL) break
+    let widest = -1
+    for (const [k, i] of shown.entries())
+      if (widths[k]! > least(i) && (widest === -1 || widths[k]! > widths[widest]!)) widest = k
+    // What must be shown is wider than the terminal: shown whole all the same, ids uncut.
+    if (widest === -1) break
     widths[widest]!--
   }
-  return widths
+  return { shown, widths }
 }
 
 /**
  * A plain text table: one header row, columns padded, long cells cut with an ellipsis, the
- * whole within `width` (the terminal's) when given.
+ * whole within `width` (the terminal's) when given, leaving out the last columns that do not fit.
  */
 export function renderTable(
   rows: Record<string, unknown>[],
@@ -69,27 +98,35 @@ export function renderTable(
   width?: number,
 ): string {
   if (rows.length === 0) return `${color ? kleur.dim('(no records)') : '(no records)'}\n`
-  const cells = rows.map((row) => columns.map((c) => cut(cell(valueAt(row, c)), MAX_CELL)))
-  const widths = fitWidths(
-    columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length))),
+  const cells = rows.map((row) =>
+    columns.map((c) => {
+      const text = cell(valueAt(row, c))
+      return isIdColumn(c) ? text : cut(text, MAX_CELL)
+    }),
+  )
+  const headers = columns.map(headerOf)
+  const { shown, widths } = fitColumns(
+    columns,
+    columns.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length))),
     width,
   )
   const line = (values: string[]) =>
-    values
-      .map((v, i) => cut(v, widths[i]!).padEnd(widths[i]!))
+    shown
+      .map((i, k) => cut(values[i]!, widths[k]!).padEnd(widths[k]!))
       .join('  ')
       .trimEnd()
-  const header = line(columns.map((c) => c.toUpperCase()))
+  const header = line(headers)
   const body = cells.map(line).join('\n')
   return `${color ? kleur.bold(header) : header}\n${body}\n`
 }
 
-/** A single record as aligned `field  value` lines, values cut to fit `width` when given. */
+/** A single record as aligned `field  value` lines, values (but ids) cut to fit `width` when given. */
 export function renderRecord(record: Record<string, unknown>, color: boolean, width?: number): string {
   const keys = Object.keys(record)
   const keyWidth = Math.max(...keys.map((k) => k.length))
   const room = width ? Math.max(MIN_CELL, width - keyWidth - 2) : Number.POSITIVE_INFINITY
-  return `${keys.map((k) => `${color ? kleur.cyan(k.padEnd(keyWidth)) : k.padEnd(keyWidth)}  ${cut(cell(record[k]), room)}`).join('\n')}\n`
+  const value = (k: string) => (isIdColumn(k) ? cell(record[k]) : cut(cell(record[k]), room))
+  return `${keys.map((k) => `${color ? kleur.cyan(k.padEnd(keyWidth)) : k.padEnd(keyWidth)}  ${value(k)}`).join('\n')}\n`
 }
 
 /** Writes one JSON value in the chosen format (tables fall back to records). */

@@ -67,3 +67,18 @@ export function endListing(ctx: Context, stream: RecordStream, total: number | n
   stream.end(count)
   if (count && ctx.format !== 'table') ctx.io.stderr(`${count} ${noun}\n`)
 }
+
+/**
+ * Says on stderr that records were left behind (`more records follow; --all fetches them`), so a
+ * first page is never taken for the whole: always on a terminal, and when the output goes to a
+ * script unless it chose how many it wanted (`--limit`, `--max-items`, a page size in a query).
+ */
+export function noticeMoreRecords(
+  ctx: Context,
+  outcome: { more: boolean; written: number },
+  paging: Paging & { sizeChosen: boolean },
+): void {
+  if (!outcome.more || paging.all || outcome.written >= paging.maxItems) return
+  const chosen = paging.sizeChosen || Number.isFinite(paging.maxItems)
+  if (ctx.io.stderrIsTTY || !chosen) ctx.io.stderr('more records follow; --all fetches them\n')
+}

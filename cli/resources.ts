@@ -90,6 +90,14 @@ export function filterFlags(
 }
 
 /**
+ * The filters `api list` and `api delete` take for a collection, as typed without `--`: its filter
+ * flags, and `q` when it has searchable fields (the server's bulk delete takes them all).
+ */
+export function filterOptions(resource: Resource): string[] {
+  return [...filterFlags(resource).map((f) => f.flag), ...(resource.searchable.length > 0 ? ['q'] : [])]
+}
+
+/**
  * Columns of a table: the id and every declared field but JSON ones, creation time last; a
  * declared object by its keys (`actor.type`, `actor.id`).
  */

@@ -1,6 +1,6 @@
 import type { CAC, Command } from 'cac'
 import { UsageError } from './errors.ts'
-import { filterFlags, parseTarget, suggest } from './resources.ts'
+import { filterOptions, parseTarget, suggest } from './resources.ts'
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 const shown = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`)
@@ -19,7 +19,7 @@ function accepted(cli: CAC, command: Command): Map<string, boolean> {
 function filtersOf(command: Command, args: readonly string[]): string[] {
   if (!['list', 'delete'].includes(command.name) || !args[0]) return []
   try {
-    return filterFlags(parseTarget('', args[0]).resource).map((f) => f.flag)
+    return filterOptions(parseTarget('', args[0]).resource)
   } catch {
     // An unknown collection is reported by the command itself, with its own suggestion.
     return []

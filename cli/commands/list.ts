@@ -1,8 +1,9 @@
 import { relationsOf } from '../../shared/query/shape.ts'
+import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { type Columns, RecordStream } from '../output.ts'
-import { endListing, readPage, streamPages } from '../paging.ts'
+import { endListing, noticeMoreRecords, readPage, streamPages } from '../paging.ts'
 import { columnsOf, filterFlags, parseTarget, suggest, type Target } from '../resources.ts'
 
 /** Options of `api list` itself; everything else must be one of the collection's filters. */
@@ -108,12 +109,36 @@ export async function list(ctx: Context, spec: string, options: Record<string, u
   const all = Boolean(options.all)
   const { more, total } = await streamPages(ctx, first, stream, { all, maxItems })
   endListing(ctx, stream, total, target.resource.name)
-  if (!all && more && ctx.io.stderrIsTTY && stream.written < maxItems) {
-    ctx.io.stderr('more records follow; --all fetches them\n')
-  }
+  noticeMoreRecords(
+    ctx,
+    { more, written: stream.written },
+    { all, maxItems, sizeChosen: options.limit !== undefined },
+  )
 }
 
 const row = (left: string, right: string) => `  ${left.padEnd(32)}${right}`
+
+/**
+ * The filter of a help's example, with a value that works as typed: an enum's first value, `true`,
+ * else an id to put in (`--user-id usr_…`), else a date. A made-up `VALUE` would only fail.
+ */
+function exampleFilter(resource: Resource, nested: boolean): string | undefined {
+  // Under a parent's path (`posts/pst_…/comments`) the parent's id is given already.
+  const flags = filterFlags(resource).filter(
+    (f) => f.op === 'eq' && !(nested && f.field === resource.parent?.field),
+  )
+  const of = (kind: string) => flags.find((f) => resource.fields[f.field]?.kind === kind)
+  const choice = of('enum')
+  if (choice) return `--${choice.flag} ${resource.fields[choice.field]!.values![0]}`
+  const yes = of('boolean')
+  if (yes) return `--${yes.flag} true`
+  const reference = of('reference')
+  const target = reference && resourceByName(resource.fields[reference.field]!.references ?? '')
+  if (reference && target) return `--${reference.flag} ${target.prefix}_…`
+  return filterFlags(resource).some((f) => f.flag === 'created-after')
+    ? '--created-after 2026-01-01'
+    : undefined
+}
 
 /** `api list COLLECTION --help`: the real filters and sort fields of that collection. */
 export function listHelp(spec: string): string {
@@ -134,7 +159,7 @@ export function listHelp(spec: string): string {
       }[op] ?? field
     )
   }
-  const first = flags[0]
+  const example = exampleFilter(resource, spec.includes('/'))
   const relations = relationsOf(resource).map((r) => r.name)
   const lines = [
     `Usage: api list ${spec} [options]`,
@@ -162,7 +187,7 @@ export function listHelp(spec: string): string {
     row('--api-version <version>', 'v2 (the default) or v1 (deprecated)'),
     '',
     'Examples:',
-    `  api list ${spec}${first ? ` --${first.flag} ${first.op === 'gt' || first.op === 'lt' ? '2026-01-01' : 'VALUE'}` : ''}`,
+    `  api list ${spec}${example ? ` ${example}` : ''}`,
     `  api list ${spec} --all --format ndjson | wc -l`,
   ]
   return `${lines.join('\n')}\n`

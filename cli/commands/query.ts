@@ -2,7 +2,7 @@ import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { readData } from '../items.ts'
 import { type Columns, printValue, RecordStream } from '../output.ts'
-import { endListing, readPage, streamPages } from '../paging.ts'
+import { endListing, noticeMoreRecords, readPage, streamPages } from '../paging.ts'
 import { columnsOf, parseTarget } from '../resources.ts'
 import { sqlShape, withSqlLimit } from '../sql-body.ts'
 import { positiveInteger } from './list.ts'
@@ -131,7 +131,9 @@ export async function query(ctx: Context, spec: string, options: Record<string, 
   const stream = new RecordStream(ctx.io, ctx.format, columns)
   const { more, total } = await streamPages(ctx, readPage(answer), stream, { all, maxItems })
   endListing(ctx, stream, total, target.resource.name)
-  // A page size the user chose says they know; otherwise records left behind are never silent.
-  if (more && !all && pageSize === undefined && !body.hasLimit && options.maxItems === undefined)
-    ctx.io.stderr('more records follow; --all fetches them\n')
+  noticeMoreRecords(
+    ctx,
+    { more, written: stream.written },
+    { all, maxItems, sizeChosen: limit !== undefined || body.hasLimit },
+  )
 }

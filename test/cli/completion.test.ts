@@ -124,6 +124,7 @@ const CASES: [string, string[]][] = [
   ['api get ', COLLECTIONS],
   ['api list orders --st', ['--status']],
   ['api delete orders --amount-', ['--amount-gte', '--amount-lte']],
+  ['api delete posts --q', ['--q']],
   ['api list users --st', []],
   ['api list posts/pst_1/comments --author', ['--author-id']],
   ['api list posts/pst_1 --tag', []],

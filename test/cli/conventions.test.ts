@@ -101,7 +101,7 @@ describe('api login while logged in', () => {
 })
 
 describe.skipIf(!terminalAvailable)('on a terminal', () => {
-  it('fits a table to the width of the terminal, cutting long cells (the id last) with an ellipsis', async () => {
+  it('fits a table to the width of the terminal, cutting long cells (never an id) with an ellipsis', async () => {
     const run = await spawnCliOnTerminal(['list', 'users'], { ...env, COLUMNS: '60' })
     expect(run.code).toBe(0)
     const lines = run.output.trimEnd().split('\n')
@@ -109,6 +109,15 @@ describe.skipIf(!terminalAvailable)('on a terminal', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60)
     expect(lines[1]).toStartWith(`${userId}  `)
     expect(lines[1]).toContain('…')
+  })
+
+  it('keeps ids whole at 40 columns, leaving out the columns that do not fit', async () => {
+    const run = await spawnCliOnTerminal(['list', 'users'], { ...env, COLUMNS: '40', NO_COLOR: '1' })
+    expect(run.code).toBe(0)
+    const lines = run.output.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID {30}\S/)
+    expect(lines.some((line) => line.startsWith(`${userId}  `))).toBe(true)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40)
   })
 
   it('pretty-prints the JSON of api request', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { listHelp } from '../../cli/commands/list.ts'
+import { RESOURCES } from '../../shared/resources/index.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
-import { type Env, loggedInEnv, type Order, seedOrders, seedUser } from './fixtures.ts'
+import { created, type Env, loggedInEnv, type Order, seedOrders, seedUser } from './fixtures.ts'
 import { removeTempDirs, runCli, spawnCliOnTerminal, terminalAvailable } from './harness.ts'
 
 let server: TestServer
@@ -131,5 +133,68 @@ describe('api delete COLLECTION (every matching record)', () => {
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('FORBIDDEN (403)')
     expect(run.stdout).toBe('')
+  })
+})
+
+describe('api delete COLLECTION takes the filters of api list COLLECTION --help', () => {
+  for (const resource of RESOURCES.filter((r) => r.writable)) {
+    const section = listHelp(resource.name)
+      .split('\n\n')
+      .find((part) => part.startsWith('Filters:'))!
+    const flags = [...section.matchAll(/^ {2}--([a-z0-9-]+) /gm)].map((m) => m[1]!)
+    it(`takes ${flags.map((f) => `--${f}`).join(', ')} for ${resource.name}`, async () => {
+      for (const flag of flags) {
+        const value = /-(after|before)$/.test(flag) ? '2026-01-01' : 'x'
+        const run = await runCli(['delete', resource.name, `--${flag}`, value], { env })
+        // Past the options: only the missing --confirm stops it, before any request.
+        expect(run.stderr).toContain('needs --confirm when not on a terminal')
+        expect(run.requests).toHaveLength(0)
+      }
+    })
+  }
+
+  describe('--q', () => {
+    let keep: string
+    beforeEach(async () => {
+      await tenant.fetch('/api/v2/posts?confirm=posts', { method: 'DELETE' })
+      for (const title of ['tmp draft', 'tmp notes'])
+        await created(
+          await tenant.fetch('/api/v2/posts', { method: 'POST', json: { authorId: userId, title } }),
+        )
+      keep = (
+        await created(
+          await tenant.fetch('/api/v2/posts', {
+            method: 'POST',
+            json: { authorId: userId, title: 'Release' },
+          }),
+        )
+      ).id as string
+    })
+    const remainingPosts = async () =>
+      ((await (await tenant.fetch('/api/v2/posts')).json()) as { data: { id: string }[] }).data.map(
+        (p) => p.id,
+      )
+
+    it('deletes the posts that api list posts --q finds, sending q with the confirmation', async () => {
+      const run = await runCli(['delete', 'posts', '--q', 'tmp', '--confirm'], { env })
+      expect(run.code).toBe(0)
+      expect(JSON.parse(run.stdout)).toEqual({ deleted: 2 })
+      expect(run.requests[0]!.url.searchParams.get('q')).toBe('tmp')
+      expect(await remainingPosts()).toEqual([keep])
+    })
+
+    it('counts the matches of --q in the question on a terminal', async () => {
+      const run = await runCli(['delete', 'posts', '--q', 'tmp'], { env, tty: true, answer: true })
+      expect(run.questions).toEqual(['Delete 2 posts matching the filters in /api/v2/posts?'])
+      expect(JSON.parse(run.stdout)).toEqual({ deleted: 2 })
+    })
+
+    it('refuses --q for a collection without searchable fields, naming api list --help', async () => {
+      const run = await runCli(['delete', 'orders', '--q', 'tmp', '--confirm'], { env })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain('unknown filter --q for orders')
+      expect(run.stderr).toContain('api list orders --help')
+      expect(run.requests).toHaveLength(0)
+    })
   })
 })

@@ -85,12 +85,12 @@ describe('api list events --actor-id', () => {
   it('shows the actor as two columns of a table', async () => {
     const run = await spawnCli(['list', 'events', '--actor-id', org.member.id, '--format', 'table'], asAdmin)
     expect(run.code).toBe(0)
+    // Columns are two spaces apart; a header's words (REQUEST ID) one.
     const [header, row] = run.stdout
       .trimEnd()
       .split('\n')
-      .map((line) => line.split(/\s+/))
-    expect(header).toEqual(expect.arrayContaining(['ACTOR.TYPE', 'ACTOR.ID', 'REQUESTID']))
-    // No cell of this row has a space in it.
+      .map((line) => line.split(/\s{2,}/))
+    expect(header).toEqual(expect.arrayContaining(['ACTOR.TYPE', 'ACTOR.ID', 'REQUEST ID']))
     expect(row![header!.indexOf('ACTOR.TYPE')]).toBe('user')
     expect(row![header!.indexOf('ACTOR.ID')]).toBe(org.member.id)
   })

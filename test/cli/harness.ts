@@ -88,6 +88,8 @@ export interface RunOptions {
   stderrIsTTY?: boolean
   stdinIsTTY?: boolean
   stdin?: string
+  /** The terminal's width (what `COLUMNS` or the terminal would say); none by default. */
+  columns?: number
   /** The answer to confirmation questions. */
   answer?: boolean
   /** Called in place of the real fetch (after recording), with the run so far (its output). */
@@ -134,6 +136,7 @@ export async function runCli(argv: string[], options: RunOptions): Promise<CliRe
     stdoutIsTTY: options.stdoutIsTTY ?? tty,
     stderrIsTTY: options.stderrIsTTY ?? tty,
     stdinIsTTY: options.stdinIsTTY ?? tty,
+    columns: options.columns,
     confirm: async (question) => {
       result.questions.push(question)
       return options.answer ?? false

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { VERSION } from '../../cli/main.ts'
+import { headerOf, renderRecord, renderTable } from '../../cli/output.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { type Env, loggedInEnv, seedOrders, seedUser } from './fixtures.ts'
 import { type RunOptions, removeTempDirs, runCli, tempDir } from './harness.ts'
@@ -38,7 +39,7 @@ describe('output format', () => {
       check: (stdout) => {
         const [header, ...rows] = stdout.trimEnd().split('\n')
         // v2: the amount is a money object, shown in major units with its currency.
-        expect(header).toMatch(/^ID +USERID +STATUS +AMOUNT +CREATEDAT$/)
+        expect(header).toMatch(/^ID +USER ID +STATUS +AMOUNT +CREATED AT$/)
         expect(rows).toHaveLength(2)
         expect(rows[0]).toMatch(/^ord_\w+ +usr_\w+ +pending +2\.00 EUR +\d{4}-/)
       },
@@ -106,6 +107,87 @@ describe('output format', () => {
     expect(run.code).toBe(2)
     expect(run.stderr).toContain('--format must be one of json, ndjson, table')
     expect(run.requests).toHaveLength(0)
+  })
+})
+
+describe('tables', () => {
+  const headers: [string, string][] = [
+    ['id', 'ID'],
+    ['userId', 'USER ID'],
+    ['nextAttemptAt', 'NEXT ATTEMPT AT'],
+    ['lastResponseStatus', 'LAST RESPONSE STATUS'],
+    ['actor.type', 'ACTOR.TYPE'],
+    ['line1', 'LINE1'],
+  ]
+  for (const [column, header] of headers)
+    it(`heads the column ${column} as ${header}`, () => expect(headerOf(column)).toBe(header))
+
+  const delivery = {
+    id: 'dlv_01m8d7v8w9e4y9phxwr87kz2q8',
+    endpointId: 'whe_01m8d7v8w9e4y9phxwr87kz2q8',
+    eventType: 'order.created',
+    status: 'pending',
+    attempts: 1,
+    nextAttemptAt: '2026-11-27T00:52:51.209Z',
+    createdAt: '2026-11-27T00:52:51.209Z',
+  }
+  const columns = Object.keys(delivery)
+
+  it('shows every column whole when there is room', () => {
+    const [header, row] = renderTable([delivery], columns, false, 200).trimEnd().split('\n')
+    expect(header).toMatch(/^ID +ENDPOINT ID +EVENT TYPE +STATUS +ATTEMPTS +NEXT ATTEMPT AT +CREATED AT$/)
+    expect(row!.split(/ {2,}/)).toEqual(Object.values(delivery).map(String))
+  })
+
+  const widths = [40, 60, 80, 100]
+  for (const width of widths) {
+    it(`keeps ids whole at ${width} columns, leaving out the last columns that do not fit`, () => {
+      const lines = renderTable([delivery], columns, false, width).trimEnd().split('\n')
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(width)
+      const [header, row] = lines.map((line) => line.split(/ {2,}/))
+      expect(row![0]).toBe(delivery.id)
+      // Whatever id column is shown is shown whole.
+      const endpoint = header!.indexOf('ENDPOINT ID')
+      if (endpoint !== -1) expect(row![endpoint]).toBe(delivery.endpointId)
+      expect(row!.join(' ')).not.toMatch(/_\w*…/)
+    })
+  }
+
+  it('leaves out at 40 columns what does not fit whole (ids) or at ten characters, keeping what does', () => {
+    const table = renderTable([delivery], columns, false, 40)
+    expect(table).toBe(`ID                              STATUS\n${delivery.id}  pending\n`)
+  })
+
+  it('cuts a long value to fit what room is left', () => {
+    const table = renderTable(
+      [{ ...delivery, eventType: 'webhook-endpoint.secret-rotated' }],
+      columns,
+      false,
+      60,
+    )
+    const [header, row] = table.trimEnd().split('\n')
+    expect(header).toBe(`ID${' '.repeat(30)}EVENT TYPE${' '.repeat(11)}STATUS`)
+    expect(row).toBe(`${delivery.id}  webhook-endpoint.s…  pending`)
+    expect(row).toHaveLength(60)
+  })
+
+  it('shows the id whole even when it alone is wider than the terminal', () => {
+    expect(renderTable([delivery], columns, false, 20)).toBe(`ID\n${delivery.id}\n`)
+  })
+
+  it('never cuts an id in a single record', () => {
+    const record = renderRecord(delivery, false, 40)
+    expect(record).toContain(`\nendpointId     ${delivery.endpointId}\n`)
+    expect(record).toStartWith(`id             ${delivery.id}\n`)
+  })
+
+  it('fits api list orders into 40 columns with the ids whole', async () => {
+    const run = await runCli(['list', 'orders'], { env: { ...env, NO_COLOR: '1' }, tty: true, columns: 40 })
+    expect(run.code).toBe(0)
+    const lines = run.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID {30}/)
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ord_[0-9a-z]{26}\b/)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40)
   })
 })
 

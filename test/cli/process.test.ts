@@ -44,6 +44,24 @@ describe('api as a process', () => {
     expect(new Set(listed.map((o) => o.id)).size).toBe(20)
   })
 
+  it('says on stderr, in the words of api query, that more records follow a piped first page', async () => {
+    const listed = await spawnCli(['list', 'orders'], env)
+    expect(listed.code).toBe(0)
+    expect((JSON.parse(listed.stdout) as Order[]).length).toBe(20)
+    expect(listed.stderr).toBe('more records follow; --all fetches them\n')
+    const queried = await spawnCli(['query', 'orders', '--form', 'sort=-created_at'], env)
+    expect(queried.stderr).toBe(listed.stderr)
+  })
+
+  const chosen: string[][] = [['--limit', '5'], ['--max-items', '5'], ['--all']]
+  for (const args of chosen) {
+    it(`leaves stderr quiet when the script chose how many: api list orders ${args.join(' ')}`, async () => {
+      const run = await spawnCli(['list', 'orders', ...args], env)
+      expect(run.code).toBe(0)
+      expect(run.stderr).toBe('')
+    })
+  }
+
   it.skipIf(!jqAvailable)(
     'feeds jq in a pipeline: api list orders --status paid --all | jq length',
     async () => {

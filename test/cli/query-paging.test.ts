@@ -205,6 +205,8 @@ describe('api query tables', () => {
       expect(rows).toEqual([
         expect.stringMatching(/^1,009\.00 EUR +pending +ord_\w+$/),
         expect.stringMatching(/^1,008\.00 EUR +pending +ord_\w+$/),
+        // A person at a terminal is told, whatever page size was asked for.
+        'more records follow; --all fetches them',
       ])
     },
   )
@@ -215,7 +217,7 @@ describe('--include-total', () => {
     const run = await spawnCliOnTerminal(['list', 'orders', '--include-total'], { ...env, NO_COLOR: '1' })
     expect(run.code).toBe(0)
     const lines = run.output.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^ID +USERID +STATUS +AMOUNT +CREATEDAT$/)
+    expect(lines[0]).toMatch(/^ID +USER ID +STATUS +AMOUNT +CREATED AT$/)
     expect(lines).toHaveLength(1 + 20 + 2)
     expect(lines.at(-2)).toBe('20 of 1,010')
     expect(lines.at(-1)).toBe('more records follow; --all fetches them')

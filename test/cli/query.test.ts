@@ -101,7 +101,7 @@ describe('api query', () => {
       tty: true,
     })
     const rows = run.stdout.trimEnd().split('\n')
-    expect(rows[0]).toMatch(/^ID +USERID +STATUS +AMOUNT/)
+    expect(rows[0]).toMatch(/^ID +USER ID +STATUS +AMOUNT/)
     expect(rows.slice(1).map((row) => row.split(/ {2,}/)[3])).toEqual(['15.00 EUR', '9.00 EUR'])
   })
 

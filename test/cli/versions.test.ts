@@ -87,7 +87,7 @@ describe('API versions', () => {
       const run = await spawnCliOnTerminal(['list', 'orders', '--limit', '2'], { ...env, NO_COLOR: '1' })
       expect(run.code).toBe(0)
       const [header, ...rows] = run.output.trimEnd().split('\n')
-      expect(header).toMatch(/^ID +USERID +STATUS +AMOUNT +CREATEDAT$/)
+      expect(header).toMatch(/^ID +USER ID +STATUS +AMOUNT +CREATED AT$/)
       expect(rows.slice(0, 2).map((row) => row.split(/ {2,}/)[3])).toEqual(['42.00 EUR', '500 JPY'])
       const one = await spawnCliOnTerminal(['get', 'orders', rows[0]!.split(' ')[0]!], {
         ...env,

@@ -159,7 +159,8 @@ export async function codeFlow(
   server: TestServer,
   config: oidc.Configuration,
   redirectUri: string,
-  email: string,
+  /** The user who signs in: an e-mail address (password PASSWORD), or both. */
+  login: string | { email: string; password: string },
   params: Record<string, string> = {},
 ) {
   const { verifier, challenge, state } = await pkce()
@@ -170,7 +171,11 @@ export async function codeFlow(
     state,
     ...params,
   })
-  const callback = await authorizeByHttp(new PageAgent(server.url), url, { email })
+  const callback = await authorizeByHttp(
+    new PageAgent(server.url),
+    url,
+    typeof login === 'string' ? { email: login } : login,
+  )
   return oidc.authorizationCodeGrant(config, new URL(callback), {
     pkceCodeVerifier: verifier,
     expectedState: state,

@@ -1,0 +1,69 @@
+/**
+ * Every example `api COMMAND --help` and `api list COLLECTION --help` print runs as printed, as a
+ * process in bash, against a server with the demo data (v2, the CLI's default): exit 0, and a
+ * list or query of a collection the demo data fills prints records.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { RESOURCES } from '../../shared/resources/index.ts'
+import { type Block, type Expectations, examplesOf, helpExamples, type Stage, stage } from './examples.ts'
+import { runBlock } from './examples-run.ts'
+import { removeTempDirs, runCli } from './harness.ts'
+
+const EXPECTATIONS: Expectations = {
+  skipped: {
+    'api login': { reason: 'the device flow waits for a person to approve it in a browser' },
+  },
+  mayBeEmpty: {},
+}
+
+/** A command's help, read as the user reads it. */
+async function help(argv: string[]): Promise<string> {
+  const run = await runCli([...argv, '--help'], { env: {} })
+  if (run.code !== 0) throw new Error(`api ${argv.join(' ')} --help: ${run.stderr}`)
+  return run.stdout
+}
+
+async function helpBlocks(): Promise<Block[]> {
+  const global = await help([])
+  const commands = global
+    .split('\n\n')
+    .find((part) => part.startsWith('Commands:'))!
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(' ')[0]!)
+  const pages = [
+    ...commands.map((command) => [command]),
+    ...RESOURCES.map((resource) => ['list', resource.name]),
+    ['list', 'posts/pst_…/comments'],
+  ]
+  const blocks: Block[] = []
+  for (const page of pages) {
+    const name = `api ${page.join(' ')} --help`
+    blocks.push({ name, examples: examplesOf(() => name, helpExamples(await help(page))) })
+  }
+  return blocks
+}
+
+let demo: Stage
+const blocks = await helpBlocks()
+
+beforeAll(async () => {
+  demo = await stage()
+})
+afterAll(async () => {
+  await demo.stop()
+  removeTempDirs()
+})
+
+describe('the examples of --help', () => {
+  it('are found: every command with arguments has some', () => {
+    const without = blocks.filter((b) => b.examples.length === 0).map((b) => b.name)
+    expect(without).toEqual(['api logout --help', 'api whoami --help', 'api version --help'])
+  })
+
+  for (const block of blocks.filter((b) => b.examples.length > 0)) {
+    it(`of ${block.name} run as printed`, async () => {
+      expect(await runBlock(demo, block, EXPECTATIONS)).toEqual([])
+    }, 120_000)
+  }
+})
