@@ -203,6 +203,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
     clock,
     verifier,
+    origin: baseUrl,
     limiter,
     cache,
     corsOrigins: options.corsOrigins ?? [],
