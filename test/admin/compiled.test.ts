@@ -2,7 +2,7 @@
  * The executables of `npm run build` (scripts/build.ts), compiled into a temporary directory and
  * run with no checkout around them: the version compiled in, global flags, a start-up hint naming
  * the binaries as the operator typed them, JSON (never Bun's HTML error page) for requests fetch
- * never sends, and HTTPS between the compiled server and client.
+ * never sends, GraphiQL's files, and HTTPS between the compiled server and client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -89,6 +89,32 @@ describe('dist/api-server, compiled', () => {
       }
     } finally {
       expect(await server.stop()).toBe(0)
+    }
+  })
+
+  it('serves GraphiQL from files inside the binary, and none with --production', async () => {
+    const html = { Accept: 'text/html' }
+    const server = await startServe(['--port', '0', '--db', ':memory:'], {
+      command: [join(bin, 'api-server')],
+      cwd: dir,
+    })
+    try {
+      const page = await fetch(`${server.url}/graphql`, { headers: html })
+      expect(page.status).toBe(200)
+      for (const src of (await page.text()).match(/\/graphql\/assets\/[\w.-]+/g)!)
+        expect((await fetch(`${server.url}${src}`)).status).toBe(200)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    const production = await startServe(['--port', '0', '--db', ':memory:', '--production'], {
+      command: [join(bin, 'api-server')],
+      cwd: dir,
+    })
+    try {
+      expect((await fetch(`${production.url}/graphql`, { headers: html })).status).toBe(406)
+      expect((await fetch(`${production.url}/graphql/assets/graphiql.js`)).status).toBe(404)
+    } finally {
+      expect(await production.stop()).toBe(0)
     }
   })
 
