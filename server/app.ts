@@ -4,6 +4,7 @@ import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
 import type { GraphQLEndpoint } from './graphql/endpoint.ts'
+import { graphiqlPage, mountGraphiQLAssets, wantsGraphiQL } from './graphql/graphiql-page.ts'
 import { isJsonType } from './http/body.ts'
 import { createEdge } from './http/edge.ts'
 import { checkJsonText } from './http/json-text.ts'
@@ -180,11 +181,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     })
     return loading
   }
+  const production = options.production ?? false
   app.all(
     '/graphql',
-    async ({ request }) => (graphql ?? (await loadGraphQL())).fetch(...(await jsonChecked(request))),
+    async ({ request }) => {
+      // A browser gets GraphiQL, which needs no GraphQL loaded to be served.
+      if (wantsGraphiQL(request)) return graphiqlPage(production)
+      return (graphql ?? (await loadGraphQL())).fetch(...(await jsonChecked(request)))
+    },
     { parse: 'none' },
   )
+  if (!production) mountGraphiQLAssets(app)
   for (const route of app.routes) {
     if (/[:*]/.test(route.path) || route.method === 'ALL') continue
     const methods = fixedPaths.get(route.path) ?? []
@@ -203,6 +210,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
     clock,
     verifier,
+    origin: baseUrl,
     limiter,
     cache,
     corsOrigins: options.corsOrigins ?? [],

@@ -287,6 +287,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         db: describeLocation(db),
         defaultDb: db === DEFAULT_DB,
         hasOrg: await server.hasOrganization(),
+        production: Boolean(options.production),
       }
       for (const line of startHint(invocation(), state)) io.err(line)
       await signalled.promise

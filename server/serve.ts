@@ -1,8 +1,9 @@
-import { ApiError } from '../shared/errors.ts'
+import { unavailable } from '../shared/errors.ts'
 import { type App, createApp } from './app.ts'
 import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
 import { type Forwarded, forwarded } from './http/forwarded.ts'
+import { lastResort } from './http/last-resort.ts'
 import { MAX_BODY_BYTES } from './http/limits.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { errorResponse } from './http/responses.ts'
@@ -87,15 +88,17 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   // Listening comes first (the port of `--port 0` names the issuer); until the app is ready a
   // request gets the contract's 503 with Retry-After, not a bare one.
   let fetchHandler: (request: Request) => Promise<Response> = async () =>
-    errorResponse(
-      new ApiError('UNAVAILABLE', 'The server is starting; try again in a moment.', [], {
-        'Retry-After': '1',
-      }),
-    )
+    errorResponse(unavailable('The server is starting; try again in a moment.'))
   let app: App | undefined
+  const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
   const server = Bun.serve<SocketData>({
     hostname: options.host,
     port: options.port,
+    // Bun's development mode (its default) answers an error that escapes `fetch` with an HTML page
+    // of stack frames and source lines; the contract's 500 never shows either.
+    development: false,
+    // The edge and `fetch` below catch everything; this is the net under them.
+    error: (error) => lastResort(logger, error),
     // The edge answers 413 itself (server/http/limits.ts), before reading a body past its limit;
     // Bun's own bound stays far above it so that the contract's 413, not Bun's bare one, answers.
     maxRequestBodySize: MAX_BODY_BYTES * 64,
@@ -103,26 +106,36 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // GraphQL subscriptions over WebSocket: the app picks the requests to upgrade and handles the
     // sockets; it only exists once listening, hence the indirection.
     fetch: (request, server) => {
-      // The client's address for rate limits and the log: the socket's peer, or under --trust-proxy
-      // what the proxy in front says (a client reaching the port directly could say anything).
-      const proxied: Forwarded = trustProxy ? forwarded(request.headers) : {}
-      rememberClientAddress(request, proxied.address ?? server.requestIP(request)?.address)
-      const secure = (proxied.scheme ?? scheme) === 'https'
-      const respond = () =>
-        fetchHandler(request).then((response) => {
-          // RFC 6797 §7.2: HSTS only over a secure transport, where the browser will heed it.
-          if (secure) response.headers.set('Strict-Transport-Security', HSTS)
-          // An event stream (GraphQL subscriptions over SSE) is quiet between events and keeps
-          // itself alive (a comment every 12 s); Bun's 10 s idle timeout would cut it.
-          if (response.headers.get('content-type')?.startsWith('text/event-stream'))
-            server.timeout(request, 0)
-          return response
-        })
-      const upgraded = app?.upgrade(request, server)
-      // With the quota in Redis the upgrade waits for its count (Bun upgrades after an await).
-      if (upgraded instanceof Promise) return upgraded.then((done) => (done ? undefined : respond()))
-      if (upgraded) return undefined
-      return respond()
+      const failed = (error: unknown) => lastResort(logger, error, request)
+      try {
+        // The client's address for rate limits and the log: the socket's peer, or under --trust-proxy
+        // what the proxy in front says (a client reaching the port directly could say anything).
+        const proxied: Forwarded = trustProxy ? forwarded(request.headers) : {}
+        rememberClientAddress(request, proxied.address ?? server.requestIP(request)?.address)
+        const secure = (proxied.scheme ?? scheme) === 'https'
+        const respond = () =>
+          fetchHandler(request)
+            .then((response) => {
+              // RFC 6797 §7.2: HSTS only over a secure transport, where the browser will heed it.
+              if (secure) response.headers.set('Strict-Transport-Security', HSTS)
+              // An event stream (GraphQL subscriptions over SSE) is quiet between events and keeps
+              // itself alive (a comment every 12 s); Bun's 10 s idle timeout would cut it.
+              if (response.headers.get('content-type')?.startsWith('text/event-stream'))
+                server.timeout(request, 0)
+              return response
+            })
+            .catch(failed)
+        // A request whose URL Bun could not complete has no usable Host, which a WebSocket
+        // handshake needs (RFC 6455 §4.1): the edge answers it (server/http/request-target.ts).
+        const upgraded = URL.canParse(request.url) && app?.upgrade(request, server)
+        // With the quota in Redis the upgrade waits for its count (Bun upgrades after an await).
+        if (upgraded instanceof Promise)
+          return upgraded.then((done) => (done ? undefined : respond())).catch(failed)
+        if (upgraded) return undefined
+        return respond()
+      } catch (error) {
+        return failed(error)
+      }
     },
     websocket: {
       open: (ws) => app?.websocket.open?.(ws),
@@ -132,7 +145,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   })
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host
   if (lateBaseUrl) baseUrl = `${scheme}://${hostForUrl}:${server.port}`
-  const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
   app = await createApp({
     store,
     baseUrl: baseUrl!.replace(/\/+$/, ''),

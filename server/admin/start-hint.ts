@@ -51,13 +51,27 @@ export interface StartState {
   defaultDb: boolean
   /** Whether the database holds an organization yet. */
   hasOrg: boolean
+  /** `--production`: no GraphiQL at /graphql. */
+  production?: boolean
+}
+
+/** Where a person with a browser goes: the API reference, and GraphQL (GraphiQL but in production). */
+function browseLine(state: StartState): string {
+  return state.production
+    ? `API reference: ${state.url}/docs  GraphQL: ${state.url}/graphql (no GraphiQL with --production)`
+    : `In a browser: ${state.url}/docs (API reference), ${state.url}/graphql (GraphiQL)`
 }
 
 /**
- * The lines `serve` prints for people once listening: how to log in, and on a database with no
- * organization the admin steps that make one, a user and a client first.
+ * The lines `serve` prints for people once listening: the pages to open in a browser, how to log
+ * in, and on a database with no organization the admin steps that make one, a user and a client
+ * first.
  */
 export function startHint(run: Invocation, state: StartState): string[] {
+  return [browseLine(state), ...nextSteps(run, state)]
+}
+
+function nextSteps(run: Invocation, state: StartState): string[] {
   const apiUrl = state.url === 'http://127.0.0.1:8080' ? '' : `API_URL=${state.url} `
   const login = run.fromSource
     ? `${apiUrl}${run.cli} login   (or ${apiUrl}dist/api login after npm run build)`

@@ -9,6 +9,7 @@ import { checkUrlLength, limitBody } from './limits.ts'
 import { addressKey, principalKey, type RateState, type RequestQuota, rateLimited } from './rate-limit.ts'
 import { requestIdOf } from './request-id.ts'
 import { type EdgeState, setEdgeState } from './request-state.ts'
+import { rawPath, requestTarget } from './request-target.ts'
 import type { ResponseCache } from './response-cache.ts'
 import { errorResponse, noContent } from './responses.ts'
 import { routable } from './routable.ts'
@@ -19,6 +20,8 @@ export interface EdgeOptions {
   logger: Logger
   clock: () => number
   verifier: TokenVerifier
+  /** This server's origin (the base URL): the authority of a request that names none (HTTP/1.0). */
+  origin: string
   /** Undefined when rate limits are off (`--rate-limit 0`). */
   limiter?: RequestQuota
   /** Answers of record reads (server/http/response-cache.ts); undefined under `serve --no-cache`. */
@@ -194,13 +197,23 @@ export function createEdge(options: EdgeOptions): Edge {
     fetch: (request) => {
       const started = performance.now()
       const requestId = requestIdOf(request)
-      const url = new URL(request.url)
       return withRequestId(requestId, async () => {
         inFlight += 1
         const rate: { state?: RateState } = {}
+        let path = rawPath(request.url)
         let response: Response
         try {
-          response = finish(request, url, await run(request, url, rate), requestId, rate.state)
+          const target = requestTarget(request, options.origin)
+          if (target.request !== request) rememberClientAddress(target.request, clientAddress(request))
+          path = target.url.pathname
+          const answer = await run(target.request, target.url, rate)
+          response = finish(target.request, target.url, answer, requestId, rate.state)
+        } catch (error) {
+          // A Host no server may accept (400), or a failure outside run's own catch: still the
+          // contract's body with the request id, never Bun's error page.
+          response = errorResponse(error, (e) => logger.error(e))
+          response.headers.set('X-Request-Id', requestId)
+          response.headers.set('X-Content-Type-Options', 'nosniff')
         } finally {
           inFlight -= 1
         }
@@ -210,7 +223,7 @@ export function createEdge(options: EdgeOptions): Edge {
           if (bytes instanceof Promise) bytes = await bytes
           logger.log(level, 'request', {
             method: request.method,
-            path: loggedPath(url.pathname),
+            path: loggedPath(path),
             status: response.status,
             durationMs: Math.round((performance.now() - started) * 100) / 100,
             bytes,

@@ -1,12 +1,14 @@
 /**
  * The executables of `npm run build` (scripts/build.ts), compiled into a temporary directory and
  * run with no checkout around them: the version compiled in, global flags, a start-up hint naming
- * the binaries as the operator typed them, and HTTPS between the compiled server and client.
+ * the binaries as the operator typed them, JSON (never Bun's HTML error page) for requests fetch
+ * never sends, GraphiQL's files, and HTTPS between the compiled server and client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildExecutables, execCompiled } from '../support/compiled.ts'
+import { rawExchange } from '../support/raw-http.ts'
 import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
 import { ROOT, startServe } from './run.ts'
 
@@ -63,6 +65,57 @@ describe('dist/api-server, compiled', () => {
     expect(await server.stop()).toBe(0)
     expect(server.stderr()).toContain(`  api-server --db ${db} user create --org`)
     expect(server.stderr()).toContain(`Then log in: API_URL=${server.url} api login\n`)
+  })
+
+  it.each([
+    ['serve', []],
+    ['serve --production', ['--production']],
+  ])('%s answers JSON to requests fetch never sends, never an HTML error page', async (_, flags) => {
+    const server = await startServe(['--port', '0', '--db', ':memory:', ...flags], {
+      command: [join(bin, 'api-server')],
+      cwd: dir,
+    })
+    try {
+      const cases = [
+        { bytes: 'GET /healthz HTTP/1.0\r\n\r\n', status: 200 },
+        { bytes: 'GET /healthz HTTP/1.1\r\nHost: a:b\r\nConnection: close\r\n\r\n', status: 400 },
+        { bytes: 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n', status: 400 },
+      ]
+      for (const { bytes, status } of cases) {
+        const answer = await rawExchange(server.url, bytes)
+        expect(answer.status).toBe(status)
+        expect(answer.headers['content-type']).toBe('application/json; charset=utf-8')
+        expect(answer.text).not.toMatch(/<html|<!doctype/i)
+      }
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+
+  it('serves GraphiQL from files inside the binary, and none with --production', async () => {
+    const html = { Accept: 'text/html' }
+    const server = await startServe(['--port', '0', '--db', ':memory:'], {
+      command: [join(bin, 'api-server')],
+      cwd: dir,
+    })
+    try {
+      const page = await fetch(`${server.url}/graphql`, { headers: html })
+      expect(page.status).toBe(200)
+      for (const src of (await page.text()).match(/\/graphql\/assets\/[\w.-]+/g)!)
+        expect((await fetch(`${server.url}${src}`)).status).toBe(200)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    const production = await startServe(['--port', '0', '--db', ':memory:', '--production'], {
+      command: [join(bin, 'api-server')],
+      cwd: dir,
+    })
+    try {
+      expect((await fetch(`${production.url}/graphql`, { headers: html })).status).toBe(406)
+      expect((await fetch(`${production.url}/graphql/assets/graphiql.js`)).status).toBe(404)
+    } finally {
+      expect(await production.stop()).toBe(0)
+    }
   })
 
   it('serves HTTPS to the compiled client, which trusts the private CA of API_CA_CERT', async () => {

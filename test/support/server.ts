@@ -55,6 +55,7 @@ export async function startTestServer(
     | 'housekeeping'
     | 'webhooks'
     | 'cacheMb'
+    | 'production'
   > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
