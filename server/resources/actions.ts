@@ -2,10 +2,10 @@ import { ApiError } from '../../shared/errors.ts'
 import type { Action, Resource } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { checkIfMatch, entityTag } from '../http/etag.ts'
 import { loadRecord } from './access.ts'
 import type { EngineContext } from './context.ts'
 import { appendEvent } from './events.ts'
+import { checkPrecondition, type Precondition } from './precondition.ts'
 import type { Entity } from './reads.ts'
 import { authorizeAction } from './writes.ts'
 
@@ -42,14 +42,13 @@ export async function runAction(
   resource: Resource,
   action: Action,
   id: string,
-  ifMatch?: string[],
-  represent: (entity: Entity) => Entity = (entity) => entity,
+  precondition?: Precondition,
 ): Promise<Entity> {
   authorizeAction(principal, resource, action)
   return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     const before = (await loadRecord(tx, principal, resource, id, undefined, true)).entity
-    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
+    checkPrecondition(precondition, before)
     if (action.field === undefined || action.from === undefined) {
       const run = tx.hooks?.get(resource.name)?.actions?.[action.name]
       if (!run) throw new Error(`${resource.name}: no handler for the action ${action.name}`)

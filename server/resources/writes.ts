@@ -4,11 +4,11 @@ import type { Condition } from '../../shared/query/types.ts'
 import { type Action, childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { checkIfMatch, entityTag } from '../http/etag.ts'
 import { type StoredRecord, UniqueTakenError } from '../store/types.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { appendEvent } from './events.ts'
+import { checkPrecondition, type Precondition } from './precondition.ts'
 import type { Entity } from './reads.ts'
 import { validateBody, type WriteMode } from './validate.ts'
 
@@ -145,8 +145,7 @@ export async function createRecord(
 
 /**
  * PATCH (`patch`) or PUT (`replace`) of one record; returns the full record after the change.
- * `If-Match` is compared, in the write's transaction, with the tag of the record as `represent`
- * shows it (the caller's API version), since that is the tag its reads handed out.
+ * `If-Match` is compared in the write's transaction, with the record as it is then.
  */
 export async function updateRecord(
   ctx: EngineContext,
@@ -156,8 +155,7 @@ export async function updateRecord(
   body: unknown,
   mode: Exclude<WriteMode, 'create'>,
   parent?: ParentRef,
-  ifMatch?: string[],
-  represent: (entity: Entity) => Entity = (entity) => entity,
+  precondition?: Precondition,
 ): Promise<Entity> {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
@@ -166,7 +164,7 @@ export async function updateRecord(
   return await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     const before = (await loadRecord(tx, principal, resource, id, parent, true)).entity
-    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
+    checkPrecondition(precondition, before)
     checkPrivileged(principal, resource, values, before)
     await checkRelations(tx, resource, principal.orgId, values, id)
     const now = isoNow(tx.clock())
@@ -209,15 +207,14 @@ export async function deleteRecord(
   resource: Resource,
   id: string,
   parent?: ParentRef,
-  ifMatch?: string[],
-  represent: (entity: Entity) => Entity = (entity) => entity,
+  precondition?: Precondition,
 ): Promise<void> {
   if (!resource.writable) throw readOnly(resource)
   requireScope(principal, resource.scopes.write)
   await ctx.store.transaction(async (store) => {
     const tx = { ...ctx, store }
     const record = await loadRecord(tx, principal, resource, id, parent, true)
-    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
+    checkPrecondition(precondition, record.entity)
     await deleteWithChildren(tx, principal, resource, record, isoNow(tx.clock()))
   })
 }

@@ -21,7 +21,8 @@ import { runAction } from '../resources/actions.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
-import { getRecord } from '../resources/reads.ts'
+import type { Precondition } from '../resources/precondition.ts'
+import { type Entity, getRecord } from '../resources/reads.ts'
 import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
 import {
   authorizeAction,
@@ -139,9 +140,17 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   return table
 }
 
-function ifMatch(request: Request): string[] | undefined {
+/**
+ * The request's `If-Match`, compared by the engine inside the write's transaction with the tag this
+ * version's GET hands out for the record as it is then.
+ */
+function preconditionOf(
+  request: Request,
+  represent: (entity: Entity) => Record<string, unknown>,
+): Precondition | undefined {
   const header = request.headers.get('if-match')
-  return header === null ? undefined : parseTagList(header)
+  if (header === null) return undefined
+  return { ifMatch: parseTagList(header), tagOf: (entity) => entityTag(JSON.stringify(represent(entity))) }
 }
 
 /** A record as the answer to a write, with the ETag a following If-Match can use. */
@@ -198,7 +207,6 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     async ({ request, url, params, principal }: RouteRequest) => {
       const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
-      const tags = ifMatch(request)
       const entity = await updateRecord(
         engine,
         principal,
@@ -207,8 +215,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
         body,
         mode,
         parent,
-        tags,
-        represent,
+        preconditionOf(request, represent),
       )
       const { body: text, ...init } = entityAnswer(200, represent(entity))
       return new Response(text, init)
@@ -217,7 +224,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   table.PATCH = update('patch')
   table.DELETE = async ({ request, url, params, principal }) => {
     const parent = parentOf(resource, params)
-    await deleteRecord(engine, principal, resource, id(params, url), parent, ifMatch(request), represent)
+    const precondition = preconditionOf(request, represent)
+    await deleteRecord(engine, principal, resource, id(params, url), parent, precondition)
     return noContent()
   }
   return table
@@ -234,7 +242,7 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
     POST: async ({ request, url, params, principal }) => {
       rejectUnknownParams(url.searchParams, NO_PARAMS)
       const body = await readActionBody(request)
-      const tags = ifMatch(request)
+      const precondition = preconditionOf(request, represent)
       const answer = await runIdempotent(
         engine,
         principal,
@@ -242,7 +250,7 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
         () => authorizeAction(principal, resource, action),
         async (tx) => {
           const ctx = { ...engine, store: tx }
-          const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)
+          const entity = await runAction(ctx, principal, resource, action, params.id!, precondition)
           return entityAnswer(200, represent(entity))
         },
         revealsSecrets(resource),

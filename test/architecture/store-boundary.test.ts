@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { dirname, join } from 'node:path'
 import { Glob } from 'bun'
 
 /**
@@ -27,6 +28,13 @@ async function serverFilesOutsideStore(): Promise<string[]> {
 /** Module specifiers a file imports or re-exports. */
 function importsOf(text: string): string[] {
   return [...text.matchAll(/(?:import|export)\s[^'"`]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!)
+}
+
+/** The repository paths a file imports, for relative specifiers (`../http/etag.ts` -> `server/http/etag.ts`). */
+function localImportsOf(path: string, text: string): string[] {
+  return importsOf(text)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => join(dirname(path), specifier))
 }
 
 describe('the store boundary', () => {
@@ -74,5 +82,18 @@ describe('the store boundary', () => {
       expect(SQL_STATEMENT.test(line)).toBe(true)
     for (const line of ["'Select a collection'", '// SELECT is parsed elsewhere', "'Updated at'"])
       expect(SQL_STATEMENT.test(line)).toBe(false)
+  })
+})
+
+describe('the engine', () => {
+  it('imports nothing from server/http/: the edge calls the engine, never the other way round', async () => {
+    const offending: string[] = []
+    for (const path of await serverFilesOutsideStore()) {
+      if (!path.startsWith('server/resources/')) continue
+      const text = await Bun.file(`${ROOT}/${path}`).text()
+      for (const target of localImportsOf(path, text))
+        if (target.startsWith('server/http/')) offending.push(`${path} imports ${target}`)
+    }
+    expect(offending).toEqual([])
   })
 })
