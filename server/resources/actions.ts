@@ -30,7 +30,7 @@ function notFromHere(resource: Resource, action: Action, state: unknown): ApiErr
 /**
  * Runs a declared action on one record (contract, "Actions"): moves its state field from one of the
  * action's `from` states to its `to` state and appends `{singular}.{past}` (`order.cancelled`).
- * An action without a state field is run by its resource's hook (server/resources/hooks.ts) in the
+ * An action without a state field is run by its resource's hook (`ResourceHooks` in server/resources/context.ts) in the
  * same transaction, and records its event the same way.
  * Loading the record (404, 403 for another organization), `If-Match` (412), the state check (409)
  * and the change happen in one transaction, on the locked record, and the change is itself

@@ -96,4 +96,35 @@ describe('the engine', () => {
     }
     expect(offending).toEqual([])
   })
+
+  it('has no circle of imports among its own files', async () => {
+    const graph = new Map<string, string[]>()
+    for (const path of await serverFilesOutsideStore()) {
+      if (!path.startsWith('server/resources/')) continue
+      const text = await Bun.file(`${ROOT}/${path}`).text()
+      graph.set(
+        path,
+        localImportsOf(path, text).filter((target) => target.startsWith('server/resources/')),
+      )
+    }
+    expect(circlesIn(graph)).toEqual([])
+  })
 })
+
+/** Import paths that lead from a file back to itself, one per file that starts one, as `a -> b -> a`. */
+function circlesIn(graph: Map<string, string[]>): string[] {
+  const circles: string[] = []
+  const done = new Set<string>()
+  const walk = (path: string, trail: string[]) => {
+    const start = trail.indexOf(path)
+    if (start >= 0) {
+      circles.push([...trail.slice(start), path].join(' -> '))
+      return
+    }
+    if (done.has(path)) return
+    for (const next of graph.get(path) ?? []) walk(next, [...trail, path])
+    done.add(path)
+  }
+  for (const path of graph.keys()) walk(path, [])
+  return circles
+}
