@@ -17,21 +17,16 @@ import type { ResponseCache } from '../http/response-cache.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
 import { ACCEPT_QUERY } from '../query/media.ts'
-import { runAction } from '../resources/actions.ts'
+import { prepareAction } from '../resources/actions.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
+import { prepareBulkDelete, prepareDelete } from '../resources/deletes.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
 import type { Precondition } from '../resources/precondition.ts'
+import { runWrite } from '../resources/prepared-write.ts'
 import { type Entity, getRecord } from '../resources/reads.ts'
 import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
-import {
-  authorizeAction,
-  authorizeWrite,
-  bulkDeleteRecords,
-  createRecord,
-  deleteRecord,
-  updateRecord,
-} from '../resources/writes.ts'
+import { prepareCreate, prepareUpdate } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
@@ -109,32 +104,26 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   table.POST = async ({ request, url, params, principal }) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     const body = toBase(version, resource, await readJsonBody(request))
-    const parent = parentOf(resource, params)
+    const key = idempotencyKeyOf(request, url.pathname, body)
+    const write = prepareCreate(engine, principal, resource, body, parentOf(resource, params))
     const answer = await runIdempotent(
       engine,
       principal,
-      idempotencyKeyOf(request, url.pathname, body),
-      () => authorizeWrite(principal, resource),
-      async (tx) => {
-        const entity = await createRecord({ ...engine, store: tx }, principal, resource, body, parent)
-        return entityAnswer(201, fromBase(version, resource, entity), {
+      key,
+      write,
+      (entity) =>
+        entityAnswer(201, fromBase(version, resource, entity), {
           Location: `${prefix}/${resource.name}/${entity.id as string}`,
-        })
-      },
+        }),
       revealsSecrets(resource),
     )
     return idempotentResponse(answer)
   }
   table.DELETE = async ({ url, params, principal }) => {
     const query = bulkDeleteQuery(resource, url)
-    const count = await bulkDeleteRecords(
-      engine,
-      principal,
-      resource,
-      query.where,
-      query.search,
-      parentOf(resource, params),
-    )
+    const parent = parentOf(resource, params)
+    const write = prepareBulkDelete(principal, resource, query.where, query.search, parent)
+    const count = await runWrite(engine, write)
     return noContent({ 'Deleted-Count': String(count) })
   }
   return table
@@ -207,7 +196,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     async ({ request, url, params, principal }: RouteRequest) => {
       const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
-      const entity = await updateRecord(
+      const precondition = preconditionOf(request, represent)
+      const write = prepareUpdate(
         engine,
         principal,
         resource,
@@ -215,8 +205,9 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
         body,
         mode,
         parent,
-        preconditionOf(request, represent),
+        precondition,
       )
+      const entity = await runWrite(engine, write)
       const { body: text, ...init } = entityAnswer(200, represent(entity))
       return new Response(text, init)
     }
@@ -225,7 +216,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   table.DELETE = async ({ request, url, params, principal }) => {
     const parent = parentOf(resource, params)
     const precondition = preconditionOf(request, represent)
-    await deleteRecord(engine, principal, resource, id(params, url), parent, precondition)
+    await runWrite(engine, prepareDelete(principal, resource, id(params, url), parent, precondition))
     return noContent()
   }
   return table
@@ -242,17 +233,14 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
     POST: async ({ request, url, params, principal }) => {
       rejectUnknownParams(url.searchParams, NO_PARAMS)
       const body = await readActionBody(request)
-      const precondition = preconditionOf(request, represent)
+      const key = idempotencyKeyOf(request, url.pathname, body)
+      const write = prepareAction(principal, resource, action, params.id!, preconditionOf(request, represent))
       const answer = await runIdempotent(
         engine,
         principal,
-        idempotencyKeyOf(request, url.pathname, body),
-        () => authorizeAction(principal, resource, action),
-        async (tx) => {
-          const ctx = { ...engine, store: tx }
-          const entity = await runAction(ctx, principal, resource, action, params.id!, precondition)
-          return entityAnswer(200, represent(entity))
-        },
+        key,
+        write,
+        (entity) => entityAnswer(200, represent(entity)),
         revealsSecrets(resource),
       )
       return idempotentResponse(answer)
