@@ -5,11 +5,14 @@
  * lookup inside it would show; the same test runs on PostgreSQL (`npm run test:postgres`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createUser, productBody, readJson } from '../rest/fixtures.ts'
+import { type Resolver, resolveTarget, TargetRefused } from '../../server/webhooks/target.ts'
+import { createUser, expectError, productBody, readJson } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 
 /** How long the slow host takes to resolve: far above what a write takes on a loaded machine. */
 const SLOW_MS = 2_000
+/** The server's limit on a lookup, above the slow host's time. */
+const LOOKUP_TIMEOUT_MS = SLOW_MS + 1_000
 /** A public address (TEST-NET would be refused as reserved); no delivery is ever made to it. */
 const PUBLIC = ['93.184.216.34']
 
@@ -22,6 +25,8 @@ async function resolve(host: string): Promise<string[]> {
     slowLookupStarted.resolve()
     await Bun.sleep(SLOW_MS)
   }
+  // A name server that never answers.
+  if (host === 'stuck.example') await new Promise(() => {})
   return PUBLIC
 }
 
@@ -29,7 +34,7 @@ let server: TestServer
 let tenant: Tenant
 
 beforeAll(async () => {
-  server = await startTestServer({ webhooks: { resolve } })
+  server = await startTestServer({ webhooks: { resolve, resolveTimeoutMs: LOOKUP_TIMEOUT_MS } })
   tenant = await server.tenant()
 })
 afterAll(() => server.stop())
@@ -90,5 +95,44 @@ describe('POST /api/v1/webhook-endpoints with Idempotency-Key while the host res
     expect((await readJson(again)).id).toBe(created.id)
     expect(lookups.length).toBe(before)
     expect(performance.now() - at).toBeLessThan(SLOW_MS / 2)
+  })
+})
+
+describe('POST /api/v1/webhook-endpoints whose host does not answer', () => {
+  it('answers 422 naming url once the lookup has waited its limit, creates nothing and keeps no key', async () => {
+    const endpoints = await server.sql.count('webhook_endpoints', tenant.orgId)
+    const key = `stuck-${Date.now()}`
+    const at = performance.now()
+    const response = await postEndpoint('stuck.example', key)
+    const body = await expectError(response, 422, 'VALIDATION_ERROR', ['url'])
+    expect(body.error.details[0]!.message).toContain('stuck.example')
+    expect(body.error.details[0]!.message).toContain('did not resolve within')
+    expect(performance.now() - at).toBeGreaterThanOrEqual(LOOKUP_TIMEOUT_MS - 20)
+    expect(performance.now() - at).toBeLessThan(LOOKUP_TIMEOUT_MS + 1_500)
+    expect(await server.sql.count('webhook_endpoints', tenant.orgId)).toBe(endpoints)
+    // The key stayed free: the same key with a host that resolves creates the endpoint.
+    const retried = await postEndpoint('fine.example', key)
+    expect(retried.status).toBe(201)
+    expect(retried.headers.get('idempotent-replayed')).toBeNull()
+  })
+})
+
+describe('resolveTarget', () => {
+  it.each([
+    ['never answers', () => new Promise<string[]>(() => {})],
+    ['answers after the limit', () => Bun.sleep(200).then(() => PUBLIC)],
+  ])('refuses a host whose name server %s once the limit has passed', async (_, slow) => {
+    const refused = await resolveTarget('https://late.example/hook', false, slow, 50).catch((e) => e)
+    expect(refused).toBeInstanceOf(TargetRefused)
+    expect(refused.message).toBe('its host late.example did not resolve within 0.05 s')
+  })
+
+  it('refuses a host whose lookup fails, also when the resolver throws at once', async () => {
+    const throws = (() => {
+      throw new Error('ENOTFOUND')
+    }) as Resolver
+    const refused = await resolveTarget('https://gone.example/hook', false, throws).catch((e) => e)
+    expect(refused).toBeInstanceOf(TargetRefused)
+    expect(refused.message).toBe('its host gone.example does not resolve')
   })
 })
