@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { systemPrincipal } from '../server/admin/system.ts'
 import type { EngineContext } from '../server/resources/context.ts'
 import { CursorCodec } from '../server/resources/cursor.ts'
-import { createRecord } from '../server/resources/writes.ts'
+import { prepareCreate } from '../server/resources/writes.ts'
 import { type Database, migrateDatabase, openDatabase } from '../server/store/sqlite/db.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
 import type { Store } from '../server/store/store.ts'
@@ -27,7 +27,7 @@ export interface BenchTenant {
   orderIds: string[]
 }
 
-/** Fills an empty database through the engine (createRecord), so rows and events are what the API writes. */
+/** Fills an empty database through the engine (`prepareCreate`), so rows and events are what the API writes. */
 export async function fillDatabase(db: Database): Promise<void> {
   await fillStore(sqliteStore(db))
 }
@@ -46,19 +46,19 @@ export async function fillStore(store: Store): Promise<void> {
     // One transaction per organization: 10,000 orders commit once, not 10,000 times.
     await store.transaction(async (tx) => {
       const ctx = { ...engine, store: tx }
-      const user = await createRecord(ctx, principal, users, {
+      const user = await prepareCreate(ctx, principal, users, {
         name: `Owner ${n + 1}`,
         email: `owner${n + 1}@bench.example`,
         role: 'admin',
-      })
+      }).apply(ctx)
       for (let i = 0; i < ORDERS_PER_ORG; i++) {
         tick++
-        await createRecord(ctx, principal, orders, {
+        await prepareCreate(ctx, principal, orders, {
           userId: user.id,
           status: ORDER_STATUSES[i % ORDER_STATUSES.length],
           amount: 100 + ((i * 7919) % 100_000),
           currency: CURRENCIES[i % CURRENCIES.length],
-        })
+        }).apply(ctx)
       }
     })
   }

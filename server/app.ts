@@ -54,6 +54,8 @@ export interface AppOptions {
   allowHttpWebhooks?: boolean
   /** What DNS answers for webhook URLs (tests answer for it). */
   resolve?: Resolver
+  /** How long a webhook URL's host may take to resolve on create and change (default 5 s). */
+  resolveTimeoutMs?: number
   /** MiB of record reads' answers kept (server/http/response-cache.ts); 0 turns the cache off (`--no-cache`). */
   cacheMb?: number
 }
@@ -119,7 +121,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
     requestId: currentRequestId,
-    hooks: webhookHooks({ allowHttp: options.allowHttpWebhooks ?? false, resolve: options.resolve }),
+    hooks: webhookHooks({
+      allowHttp: options.allowHttpWebhooks ?? false,
+      resolve: options.resolve,
+      resolveTimeoutMs: options.resolveTimeoutMs,
+    }),
   }
 
   // The service's fixed paths (/, /docs, /healthz, the documents, the OAuth endpoints) by their

@@ -157,6 +157,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     logger,
     allowHttpWebhooks: options.webhooks?.allowHttp,
     resolve: options.webhooks?.resolve,
+    resolveTimeoutMs: options.webhooks?.resolveTimeoutMs,
   })
   fetchHandler = app.fetch
   const housekeeping = startHousekeeping(store, logger, Date.now, options.housekeeping)

@@ -1,9 +1,11 @@
 import { comments } from '../../shared/resources/comments.ts'
+import type { Resource } from '../../shared/resources/index.ts'
 import { lineItems } from '../../shared/resources/line-items.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { posts } from '../../shared/resources/posts.ts'
 import { products } from '../../shared/resources/products.ts'
-import { createRecord } from '../resources/writes.ts'
+import type { ParentRef } from '../resources/context.ts'
+import { prepareCreate } from '../resources/writes.ts'
 import type { Tx } from '../store/store.ts'
 import type { Entity } from '../store/types.ts'
 import { systemPrincipal } from './system.ts'
@@ -57,11 +59,15 @@ export async function seed(store: Tx): Promise<SeedResult> {
     const engine = adminEngine(tx)
     for (const [n, org] of orgs.entries()) {
       const principal = systemPrincipal(org.id)
+      // Every demo record in this one transaction, none in one of its own. The admin engine has no
+      // hooks, so there is nothing to check outside the transaction first.
+      const create = (resource: Resource, body: unknown, parent?: ParentRef) =>
+        prepareCreate(engine, principal, resource, body, parent).apply(engine)
       const owner = userIds.get(DEMO_USERS.find((u) => u.org === org.name)!.email)!
       const catalog: Entity[] = []
       for (const [i, name] of ['Widget', 'Gadget', 'Gizmo', 'Doohickey', 'Sprocket'].entries()) {
         catalog.push(
-          await createRecord(engine, principal, products, {
+          await create(products, {
             name: `${name} ${n === 0 ? 'Pro' : 'Lite'}`,
             sku: `${name.slice(0, 3).toUpperCase()}-${100 + i}`,
             description: `A ${name.toLowerCase()} for everyday use.`,
@@ -73,30 +79,26 @@ export async function seed(store: Tx): Promise<SeedResult> {
       for (let i = 0; i < 12; i++) {
         const product = catalog[i % catalog.length]!
         const quantity = (i % 3) + 1
-        const order = await createRecord(engine, principal, orders, {
+        const order = await create(orders, {
           userId: owner,
           status: STATUSES[i % STATUSES.length],
           amount: (product.price as number) * quantity,
           currency: 'EUR',
         })
-        await createRecord(
-          engine,
-          principal,
+        await create(
           lineItems,
           { productId: product.id, quantity, unitPrice: product.price },
           { collection: 'orders', id: order.id as string },
         )
       }
       for (let i = 0; i < 3; i++) {
-        const post = await createRecord(engine, principal, posts, {
+        const post = await create(posts, {
           authorId: owner,
           title: `${org.name} update #${i + 1}`,
           body: `News from ${org.name}: release ${i + 1} is out.`,
           published: i < 2,
         })
-        await createRecord(
-          engine,
-          principal,
+        await create(
           comments,
           { authorId: owner, text: `Looking forward to #${i + 2}.` },
           { collection: 'posts', id: post.id as string },

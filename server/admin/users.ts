@@ -2,7 +2,7 @@ import { ApiError } from '../../shared/errors.ts'
 import { users } from '../../shared/resources/users.ts'
 import type { EngineContext } from '../resources/context.ts'
 import { CursorCodec } from '../resources/cursor.ts'
-import { createRecord } from '../resources/writes.ts'
+import { prepareCreate } from '../resources/writes.ts'
 import type { Tx } from '../store/store.ts'
 import { systemPrincipal } from './system.ts'
 
@@ -41,12 +41,12 @@ export async function createUser(
   // argon2id via Bun.password; hashed before the write so the transaction stays short.
   const hash = await Bun.password.hash(input.password, { algorithm: 'argon2id' })
   try {
+    const body = { name: input.name, email: input.email, role: input.role }
+    const write = prepareCreate(adminEngine(store), systemPrincipal(org.id), users, body)
+    await write.check()
+    // One transaction: the user's record, its event and its password.
     const id = await store.transaction(async (tx) => {
-      const user = await createRecord(adminEngine(tx), systemPrincipal(org.id), users, {
-        name: input.name,
-        email: input.email,
-        role: input.role,
-      })
+      const user = await write.apply(adminEngine(tx))
       await tx.users.setPasswordHash(user.id as string, hash)
       return user.id as string
     })

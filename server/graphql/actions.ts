@@ -1,6 +1,7 @@
 import { type GraphQLFieldConfigMap, GraphQLID, GraphQLNonNull } from 'graphql'
 import type { Action, Resource } from '../../shared/resources/index.ts'
-import { runAction } from '../resources/actions.ts'
+import { prepareAction } from '../resources/actions.ts'
+import { runWrite } from '../resources/prepared-write.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { pascal, typeName } from './names.ts'
@@ -34,7 +35,7 @@ export function actionMutations(
       description: `${action.summary}: ${effect} (as POST /api/v2/${resource.name}/{id}/${action.name}); records the event ${resource.eventName}.${action.past}.`,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: guard((_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
-        runAction(ctx.engine, ctx.principal(), resource, action, String(args.id)),
+        runWrite(ctx.engine, prepareAction(ctx.principal(), resource, action, String(args.id))),
       ),
     }
   }

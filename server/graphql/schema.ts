@@ -10,10 +10,12 @@ import {
   printSchema,
 } from 'graphql'
 import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { prepareDelete } from '../resources/deletes.ts'
+import { runWrite } from '../resources/prepared-write.ts'
 import type { Entity } from '../resources/reads.ts'
 import { getRecord } from '../resources/reads.ts'
 import { listPage } from '../resources/related.ts'
-import { createRecord, deleteRecord, updateRecord } from '../resources/writes.ts'
+import { createRecord, prepareUpdate } from '../resources/writes.ts'
 import { actionMutations } from './actions.ts'
 import { selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
@@ -88,13 +90,16 @@ function mutationFields(kit: TypeKit, resource: Resource, fields: Fields): void 
           : `Replaces one ${resource.singular} (as PUT): fields left out are reset to their default or null.`,
       args: { id, input: { type: new GraphQLNonNull(kit.input(resource, mode)) } },
       resolve: guard((_: unknown, args: Args, ctx: GraphQLContext) =>
-        updateRecord(
+        runWrite(
           ctx.engine,
-          ctx.principal(),
-          resource,
-          String(args.id),
-          { ...(args.input as object) },
-          mode === 'update' ? 'patch' : 'replace',
+          prepareUpdate(
+            ctx.engine,
+            ctx.principal(),
+            resource,
+            String(args.id),
+            { ...(args.input as object) },
+            mode === 'update' ? 'patch' : 'replace',
+          ),
         ),
       ),
     }
@@ -104,7 +109,7 @@ function mutationFields(kit: TypeKit, resource: Resource, fields: Fields): void 
     description: `Deletes one ${resource.singular} and its nested records (as DELETE); returns its id.`,
     args: { id },
     resolve: guard(async (_: unknown, args: Args, ctx: GraphQLContext) => {
-      await deleteRecord(ctx.engine, ctx.principal(), resource, String(args.id))
+      await runWrite(ctx.engine, prepareDelete(ctx.principal(), resource, String(args.id)))
       return String(args.id)
     }),
   }

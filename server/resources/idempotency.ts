@@ -2,8 +2,9 @@ import { ApiError } from '../../shared/errors.ts'
 import type { Principal } from '../auth/tokens.ts'
 import { seal, unseal } from '../crypto/seal.ts'
 import type { Tx } from '../store/store.ts'
-import type { KeyId, StoredResponse } from '../store/types.ts'
+import type { KeyId, StoredAnswer, StoredResponse } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
+import { type PreparedWrite, runWrite } from './prepared-write.ts'
 
 export type { StoredResponse } from '../store/types.ts'
 
@@ -39,46 +40,55 @@ function reusedWithAnotherRequest(): ApiError {
   ])
 }
 
+async function replay(tx: Tx, found: StoredAnswer, key: IdempotencyKey): Promise<IdempotentAnswer> {
+  if (found.requestHash !== key.fingerprint) throw reusedWithAnotherRequest()
+  return { response: await opened(tx, found.response), replayed: true }
+}
+
 /**
- * Performs a write at most once per key (contract, `Idempotency-Key`). Any front door can use it:
- * REST creates today, actions and mutations alike.
+ * Performs a prepared write at most once per key (contract, `Idempotency-Key`), for every front
+ * door: REST creates and actions, and whatever else takes a key.
  *
- * - `authorize` runs first on every request, replays included: a replay passes the same checks as
- *   a first request, with the principal's scopes and role as they are now.
- * - `perform` runs the write and renders its answer in one transaction with the key's row. After a
- *   crash a retry finds both (and replays) or neither (and performs the write once); no key is ever
- *   left pending. Concurrent requests with one key queue on the database's write lock: the first
- *   performs the write and the others replay it.
+ * - The front door has prepared the write (server/resources/prepared-write.ts) before calling
+ *   this: authorization and validation ran once, on every request, replays included, so a replay
+ *   passes the same checks as a first request, with the principal's scopes and role as they are now.
+ * - An answer already kept for the key replays at once: the write's `check` (a webhook URL's DNS
+ *   lookup) does not run again, since a replay writes nothing and answers what the first request
+ *   answered.
+ * - Otherwise `check` runs, outside any transaction, and then `apply` and `answer` run in the one
+ *   transaction of the write, which also holds the key's row: after a crash a retry finds both
+ *   (and replays) or neither (and performs the write once); no key is ever left pending.
+ *   Concurrent requests with one key queue on the key's lock: the first performs the write and
+ *   the others, finding its answer once they hold the lock, replay it.
  * - Only 2xx answers are kept: a failed write rolls back and leaves the key free for a corrected retry.
  * - `sealed`: the answer shows a secret (a webhook endpoint's signing secret), so it is kept sealed
  *   under an instance key, as the secret itself is; a replay still shows it, since the first answer
  *   may never have reached the client.
  */
-export async function runIdempotent(
+export async function runIdempotent<T>(
   ctx: EngineContext,
   principal: Principal,
   key: IdempotencyKey | undefined,
-  authorize: () => void,
-  perform: (tx: Tx) => Promise<StoredResponse>,
+  write: PreparedWrite<T>,
+  answer: (result: T) => StoredResponse,
   sealed = false,
 ): Promise<IdempotentAnswer> {
-  authorize()
-  if (key === undefined) return { response: await perform(ctx.store), replayed: false }
+  if (key === undefined) return { response: answer(await runWrite(ctx, write)), replayed: false }
   const id: KeyId = {
     orgId: principal.orgId,
     clientId: principal.clientId,
     subject: principal.subject,
     key: key.key,
   }
+  const kept = await ctx.store.idempotency.find(id, ctx.clock())
+  if (kept) return await replay(ctx.store, kept, key)
+  await write.check()
   return await ctx.store.transaction(async (tx): Promise<IdempotentAnswer> => {
     await tx.idempotency.lock(id)
     const now = ctx.clock()
     const found = await tx.idempotency.find(id, now)
-    if (found) {
-      if (found.requestHash !== key.fingerprint) throw reusedWithAnotherRequest()
-      return { response: await opened(tx, found.response), replayed: true }
-    }
-    const response = await perform(tx)
+    if (found) return await replay(tx, found, key)
+    const response = answer(await write.apply({ ...ctx, store: tx }))
     if (response.status >= 200 && response.status < 300)
       await tx.idempotency.save(
         id,

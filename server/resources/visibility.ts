@@ -2,8 +2,8 @@ import type { Condition } from '../../shared/query/types.ts'
 import { events } from '../../shared/resources/events.ts'
 import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
+import type { Entity } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
-import type { Entity } from './reads.ts'
 
 /**
  * Who sees which events. An event carries a copy of a record (`data`), so `read:events` alone

@@ -1,18 +1,19 @@
 import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
-import type { Condition } from '../../shared/query/types.ts'
-import { type Action, childrenOf, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { checkIfMatch, entityTag } from '../http/etag.ts'
-import { type StoredRecord, UniqueTakenError } from '../store/types.ts'
+import { UniqueTakenError } from '../store/types.ts'
 import { loadParent, loadRecord } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { appendEvent } from './events.ts'
+import { checkPrecondition, type Precondition } from './precondition.ts'
+import { type PreparedWrite, runWrite } from './prepared-write.ts'
 import type { Entity } from './reads.ts'
 import { validateBody, type WriteMode } from './validate.ts'
 
-function readOnly(resource: Resource): ApiError {
+/** 405: a read-only collection (the event log, deliveries) takes no write. */
+export function readOnly(resource: Resource): ApiError {
   return new ApiError('METHOD_NOT_ALLOWED', `${resource.name} is read-only.`)
 }
 
@@ -67,12 +68,6 @@ export function authorizeWrite(principal: Principal, resource: Resource): void {
   requireScope(principal, resource.scopes.write)
 }
 
-/** What an action needs: a state change writes the record; the server's own may act on a read-only one. */
-export function authorizeAction(principal: Principal, resource: Resource, action: Action): void {
-  if (action.field === undefined) requireScope(principal, resource.scopes.write)
-  else authorizeWrite(principal, resource)
-}
-
 /**
  * Fields declared `privileged` (a user's role) are an admin's to set: giving one a value other
  * than its default on create, or another value than it has, needs the collection's `delete:`
@@ -112,6 +107,46 @@ function fillCallerDefaults(
   }
 }
 
+/**
+ * POST of one record, first phase (server/resources/prepared-write.ts): authorization, the body
+ * validated and its defaults filled; `check` runs the resource's hooks' checks (a webhook URL's
+ * lookup). `apply` loads the parent, checks references and unique values and inserts the record
+ * with its event; a resource's `created` hook adds what only this answer shows.
+ */
+export function prepareCreate(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  body: unknown,
+  parent?: ParentRef,
+): PreparedWrite<Entity> {
+  authorizeWrite(principal, resource)
+  const values = validateBody(resource, body, 'create')
+  fillCallerDefaults(resource, principal, body, values)
+  checkPrivileged(principal, resource, values)
+  const hooks = ctx.hooks?.get(resource.name)
+  return {
+    check: async () => await hooks?.check?.(values),
+    apply: async (tx) => {
+      const row = { ...values }
+      if (parent) {
+        await loadParent(tx, principal, resource, parent)
+        row[resource.parent!.field] = parent.id
+      }
+      await checkRelations(tx, resource, principal.orgId, row)
+      const now = isoNow(tx.clock())
+      const id = newId(resource.prefix, tx.clock())
+      const entity = await unlessTaken(resource, () =>
+        tx.store.records.insert(resource, { id, orgId: principal.orgId, values: row, now }),
+      )
+      await appendEvent(tx, principal, resource, 'created', entity, now)
+      const revealed = await hooks?.created?.(tx, principal, entity, now)
+      return revealed ? { ...entity, ...revealed } : entity
+    },
+  }
+}
+
+/** Creates one record in a transaction of its own (GraphQL, tests): `prepareCreate`, then `runWrite`. */
 export async function createRecord(
   ctx: EngineContext,
   principal: Principal,
@@ -119,36 +154,15 @@ export async function createRecord(
   body: unknown,
   parent?: ParentRef,
 ): Promise<Entity> {
-  authorizeWrite(principal, resource)
-  const values = validateBody(resource, body, 'create')
-  fillCallerDefaults(resource, principal, body, values)
-  checkPrivileged(principal, resource, values)
-  const hooks = ctx.hooks?.get(resource.name)
-  await hooks?.check?.(values)
-  return await ctx.store.transaction(async (store) => {
-    const tx = { ...ctx, store }
-    if (parent) {
-      await loadParent(tx, principal, resource, parent)
-      values[resource.parent!.field] = parent.id
-    }
-    await checkRelations(tx, resource, principal.orgId, values)
-    const now = isoNow(tx.clock())
-    const id = newId(resource.prefix, tx.clock())
-    const entity = await unlessTaken(resource, () =>
-      tx.store.records.insert(resource, { id, orgId: principal.orgId, values, now }),
-    )
-    await appendEvent(tx, principal, resource, 'created', entity, now)
-    const revealed = await hooks?.created?.(tx, principal, entity, now)
-    return revealed ? { ...entity, ...revealed } : entity
-  })
+  return await runWrite(ctx, prepareCreate(ctx, principal, resource, body, parent))
 }
 
 /**
- * PATCH (`patch`) or PUT (`replace`) of one record; returns the full record after the change.
- * `If-Match` is compared, in the write's transaction, with the tag of the record as `represent`
- * shows it (the caller's API version), since that is the tag its reads handed out.
+ * PATCH (`patch`) or PUT (`replace`) of one record, first phase: authorization and the body
+ * validated; `check` runs the hooks' checks. `apply` returns the full record after the change,
+ * having compared `If-Match` and who may change a privileged field with the record as it is then.
  */
-export async function updateRecord(
+export function prepareUpdate(
   ctx: EngineContext,
   principal: Principal,
   resource: Resource,
@@ -156,103 +170,22 @@ export async function updateRecord(
   body: unknown,
   mode: Exclude<WriteMode, 'create'>,
   parent?: ParentRef,
-  ifMatch?: string[],
-  represent: (entity: Entity) => Entity = (entity) => entity,
-): Promise<Entity> {
-  if (!resource.writable) throw readOnly(resource)
-  requireScope(principal, resource.scopes.write)
+  precondition?: Precondition,
+): PreparedWrite<Entity> {
+  authorizeWrite(principal, resource)
   const values = validateBody(resource, body, mode)
-  await ctx.hooks?.get(resource.name)?.check?.(values)
-  return await ctx.store.transaction(async (store) => {
-    const tx = { ...ctx, store }
-    const before = (await loadRecord(tx, principal, resource, id, parent, true)).entity
-    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(before))))
-    checkPrivileged(principal, resource, values, before)
-    await checkRelations(tx, resource, principal.orgId, values, id)
-    const now = isoNow(tx.clock())
-    const entity = await unlessTaken(resource, () => tx.store.records.update(resource, before, values, now))
-    await appendEvent(tx, principal, resource, 'updated', entity, now)
-    return entity
-  })
-}
-
-/** Deletes a record and, first, its nested children, each with its own event. */
-async function deleteWithChildren(
-  ctx: EngineContext,
-  principal: Principal,
-  resource: Resource,
-  record: StoredRecord,
-  now: string,
-): Promise<void> {
-  const id = record.entity.id as string
-  // A read-only child (a webhook endpoint's deliveries) goes with its parent (ON DELETE CASCADE),
-  // without an event of its own.
-  for (const child of childrenOf(resource).filter((c) => c.writable)) {
-    for (const childRecord of await ctx.store.records.children(child, id))
-      await deleteWithChildren(ctx, principal, child, childRecord, now)
+  const hooks = ctx.hooks?.get(resource.name)
+  return {
+    check: async () => await hooks?.check?.(values),
+    apply: async (tx) => {
+      const before = (await loadRecord(tx, principal, resource, id, parent, true)).entity
+      checkPrecondition(precondition, before)
+      checkPrivileged(principal, resource, values, before)
+      await checkRelations(tx, resource, principal.orgId, values, id)
+      const now = isoNow(tx.clock())
+      const entity = await unlessTaken(resource, () => tx.store.records.update(resource, before, values, now))
+      await appendEvent(tx, principal, resource, 'updated', entity, now)
+      return entity
+    },
   }
-  const blockers = await ctx.store.records.referencesTo(resource, id)
-  if (blockers.length > 0) {
-    throw new ApiError(
-      'CONFLICT',
-      `This ${resource.singular} is still referenced; delete or change the referencing records first.`,
-      blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${id}` })),
-    )
-  }
-  await ctx.store.records.remove(resource, id)
-  await appendEvent(ctx, principal, resource, 'deleted', record.entity, now)
-}
-
-export async function deleteRecord(
-  ctx: EngineContext,
-  principal: Principal,
-  resource: Resource,
-  id: string,
-  parent?: ParentRef,
-  ifMatch?: string[],
-  represent: (entity: Entity) => Entity = (entity) => entity,
-): Promise<void> {
-  if (!resource.writable) throw readOnly(resource)
-  requireScope(principal, resource.scopes.write)
-  await ctx.store.transaction(async (store) => {
-    const tx = { ...ctx, store }
-    const record = await loadRecord(tx, principal, resource, id, parent, true)
-    checkIfMatch(ifMatch, entityTag(JSON.stringify(represent(record.entity))))
-    await deleteWithChildren(tx, principal, resource, record, isoNow(tx.clock()))
-  })
-}
-
-/** Deletes every record matching `where` (guarded by `confirm` at the edge); returns how many. */
-export async function bulkDeleteRecords(
-  ctx: EngineContext,
-  principal: Principal,
-  resource: Resource,
-  where: Condition[],
-  search: string | undefined,
-  parent?: ParentRef,
-): Promise<number> {
-  if (!resource.writable) throw readOnly(resource)
-  requireScope(principal, resource.scopes.delete)
-  return await ctx.store.transaction(async (store) => {
-    const tx = { ...ctx, store }
-    const conditions = [...where]
-    if (parent) {
-      await loadParent(tx, principal, resource, parent)
-      conditions.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
-    }
-    const now = isoNow(tx.clock())
-    let deleted = 0
-    for (;;) {
-      const batch = await tx.store.records.page(resource, principal.orgId, {
-        where: conditions,
-        search,
-        sort: [{ field: 'createdAt', descending: false }],
-        limit: 500,
-      })
-      for (const entity of batch)
-        await deleteWithChildren(tx, principal, resource, { orgId: principal.orgId, entity }, now)
-      deleted += batch.length
-      if (batch.length < 500) return deleted
-    }
-  })
 }

@@ -17,20 +17,16 @@ import type { ResponseCache } from '../http/response-cache.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
 import { ACCEPT_QUERY } from '../query/media.ts'
-import { runAction } from '../resources/actions.ts'
+import { prepareAction } from '../resources/actions.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
+import { prepareBulkDelete, prepareDelete } from '../resources/deletes.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
-import { getRecord } from '../resources/reads.ts'
+import type { Precondition } from '../resources/precondition.ts'
+import { runWrite } from '../resources/prepared-write.ts'
+import { type Entity, getRecord } from '../resources/reads.ts'
 import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
-import {
-  authorizeAction,
-  authorizeWrite,
-  bulkDeleteRecords,
-  createRecord,
-  deleteRecord,
-  updateRecord,
-} from '../resources/writes.ts'
+import { prepareCreate, prepareUpdate } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, inVersion, presentationOf, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
@@ -109,42 +105,45 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   table.POST = async ({ request, url, params, principal }) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     const body = toBase(version, resource, await readJsonBody(request))
-    const parent = parentOf(resource, params)
-    const answer = await runIdempotent(
-      engine,
-      principal,
-      idempotencyKeyOf(request, url.pathname, body),
-      () => authorizeWrite(principal, resource),
-      async (tx) => {
-        const entity = await inVersion(version, resource, body, () =>
-          createRecord({ ...engine, store: tx }, principal, resource, body, parent),
-        )
-        return entityAnswer(201, fromBase(version, resource, entity), {
-          Location: `${prefix}/${resource.name}/${entity.id as string}`,
-        })
-      },
-      revealsSecrets(resource),
-    )
+    const key = idempotencyKeyOf(request, url.pathname, body)
+    // Validation and the engine's checks answer in the version's words (v2's `amount.currency`).
+    const answer = await inVersion(version, resource, body, () => {
+      const write = prepareCreate(engine, principal, resource, body, parentOf(resource, params))
+      return runIdempotent(
+        engine,
+        principal,
+        key,
+        write,
+        (entity) =>
+          entityAnswer(201, fromBase(version, resource, entity), {
+            Location: `${prefix}/${resource.name}/${entity.id as string}`,
+          }),
+        revealsSecrets(resource),
+      )
+    })
     return idempotentResponse(answer)
   }
   table.DELETE = async ({ url, params, principal }) => {
     const query = bulkDeleteQuery(resource, url)
-    const count = await bulkDeleteRecords(
-      engine,
-      principal,
-      resource,
-      query.where,
-      query.search,
-      parentOf(resource, params),
-    )
+    const parent = parentOf(resource, params)
+    const write = prepareBulkDelete(principal, resource, query.where, query.search, parent)
+    const count = await runWrite(engine, write)
     return noContent({ 'Deleted-Count': String(count) })
   }
   return table
 }
 
-function ifMatch(request: Request): string[] | undefined {
+/**
+ * The request's `If-Match`, compared by the engine inside the write's transaction with the tag this
+ * version's GET hands out for the record as it is then.
+ */
+function preconditionOf(
+  request: Request,
+  represent: (entity: Entity) => Record<string, unknown>,
+): Precondition | undefined {
   const header = request.headers.get('if-match')
-  return header === null ? undefined : parseTagList(header)
+  if (header === null) return undefined
+  return { ifMatch: parseTagList(header), tagOf: (entity) => entityTag(JSON.stringify(represent(entity))) }
 }
 
 /** A record as the answer to a write, with the ETag a following If-Match can use. */
@@ -202,9 +201,12 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
     async ({ request, url, params, principal }: RouteRequest) => {
       const body = toBase(version, resource, await readJsonBody(request))
       const parent = parentOf(resource, params)
-      const tags = ifMatch(request)
+      const precondition = preconditionOf(request, represent)
       const entity = await inVersion(version, resource, body, () =>
-        updateRecord(engine, principal, resource, id(params, url), body, mode, parent, tags, represent),
+        runWrite(
+          engine,
+          prepareUpdate(engine, principal, resource, id(params, url), body, mode, parent, precondition),
+        ),
       )
       const { body: text, ...init } = entityAnswer(200, represent(entity))
       return new Response(text, init)
@@ -213,7 +215,8 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   table.PATCH = update('patch')
   table.DELETE = async ({ request, url, params, principal }) => {
     const parent = parentOf(resource, params)
-    await deleteRecord(engine, principal, resource, id(params, url), parent, ifMatch(request), represent)
+    const precondition = preconditionOf(request, represent)
+    await runWrite(engine, prepareDelete(principal, resource, id(params, url), parent, precondition))
     return noContent()
   }
   return table
@@ -230,17 +233,14 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
     POST: async ({ request, url, params, principal }) => {
       rejectUnknownParams(url.searchParams, NO_PARAMS)
       const body = await readActionBody(request)
-      const tags = ifMatch(request)
+      const key = idempotencyKeyOf(request, url.pathname, body)
+      const write = prepareAction(principal, resource, action, params.id!, preconditionOf(request, represent))
       const answer = await runIdempotent(
         engine,
         principal,
-        idempotencyKeyOf(request, url.pathname, body),
-        () => authorizeAction(principal, resource, action),
-        async (tx) => {
-          const ctx = { ...engine, store: tx }
-          const entity = await runAction(ctx, principal, resource, action, params.id!, tags, represent)
-          return entityAnswer(200, represent(entity))
-        },
+        key,
+        write,
+        (entity) => entityAnswer(200, represent(entity)),
         revealsSecrets(resource),
       )
       return idempotentResponse(answer)

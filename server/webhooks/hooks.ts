@@ -5,9 +5,8 @@ import { deliveries } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
 import { newSecret } from '../../shared/webhook-signature.ts'
 import { seal } from '../crypto/seal.ts'
-import type { EngineContext } from '../resources/context.ts'
+import type { EngineContext, HookRegistry, ResourceHooks } from '../resources/context.ts'
 import { actorOf } from '../resources/events.ts'
-import type { HookRegistry, ResourceHooks } from '../resources/hooks.ts'
 import type { Tx } from '../store/store.ts'
 import { type Resolver, resolveTarget, TargetRefused } from './target.ts'
 
@@ -23,10 +22,20 @@ async function addSecret(ctx: EngineContext, endpointId: string, now: string): P
   return secret
 }
 
-/** Checks a URL a create or change sends: 422 naming `url` when a delivery could not go there. */
-export async function checkUrl(url: string, allowHttp: boolean, resolve?: Resolver): Promise<void> {
+/** What the URL check of a create or change needs: `serve --allow-http-webhooks`, and DNS. */
+export interface UrlCheckOptions {
+  allowHttp: boolean
+  resolve?: Resolver
+  resolveTimeoutMs?: number
+}
+
+/**
+ * Checks a URL a create or change sends: 422 naming `url` when a delivery could not go there,
+ * also when its host does not resolve within the limit.
+ */
+export async function checkUrl(url: string, options: UrlCheckOptions): Promise<void> {
   try {
-    await resolveTarget(url, allowHttp, resolve)
+    await resolveTarget(url, options.allowHttp, options.resolve, options.resolveTimeoutMs)
   } catch (error) {
     if (error instanceof TargetRefused) throw validationError([{ field: 'url', message: error.message }])
     throw error
@@ -37,13 +46,13 @@ export async function checkUrl(url: string, allowHttp: boolean, resolve?: Resolv
  * What webhook endpoints and their deliveries add to the engine's generic path: the URL check,
  * the secret made at create, and the actions `rotate-secret`, `test` and `retry`.
  */
-export function webhookHooks(options: { allowHttp: boolean; resolve?: Resolver }): HookRegistry {
+export function webhookHooks(options: UrlCheckOptions): HookRegistry {
   return new Map<string, ResourceHooks>([
     [
       'webhook-endpoints',
       {
         check: async (values) => {
-          if (typeof values.url === 'string') await checkUrl(values.url, options.allowHttp, options.resolve)
+          if (typeof values.url === 'string') await checkUrl(values.url, options)
         },
         // Deliveries start after the create's own event: the end of the log, this event included.
         created: async (ctx, _principal, entity, now) => {

@@ -18,6 +18,34 @@ export type Resolver = (host: string) => Promise<string[]>
 const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
 
+/**
+ * How long a URL's host may take to resolve (docs/webhooks.md, "What the server refuses"). The
+ * system resolver has no limit of its own that the server controls, and a create waits for it.
+ */
+export const RESOLVE_TIMEOUT_MS = 5_000
+
+/** The host's addresses, or TargetRefused when it does not resolve within `timeoutMs`. */
+async function addressesOf(host: string, resolve: Resolver, timeoutMs: number): Promise<string[]> {
+  const lookup = (async () => await resolve(host))()
+  // A lookup that ends after the limit has nobody waiting for it: its failure is not an error.
+  lookup.catch(() => {})
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new TargetRefused(`its host ${host} did not resolve within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    )
+  })
+  try {
+    return await Promise.race([lookup, late])
+  } catch (error) {
+    if (error instanceof TargetRefused) throw error
+    throw new TargetRefused(`its host ${host} does not resolve`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 const WHY: Record<Exclude<AddressClass, 'public'>, string> = {
   loopback: 'a loopback address',
   private: 'a private address',
@@ -31,14 +59,16 @@ const WHY: Record<Exclude<AddressClass, 'public'>, string> = {
 
 /**
  * Checks a webhook URL and resolves its host once (docs/webhooks.md, "What the server refuses"):
- * https, or http under `allowHttp` to loopback only; no credentials in the URL; every address the
- * host resolves to must be public (loopback too under `allowHttp`). The URL parser has already
- * turned decimal, hex and octal IPv4 forms (`2130706433`, `0x7f.1`, `0177.0.0.1`) into dotted quads.
+ * https, or http under `allowHttp` to loopback only; no credentials in the URL; the host resolves
+ * within `timeoutMs`, and every address it resolves to must be public (loopback too under
+ * `allowHttp`). The URL parser has already turned decimal, hex and octal IPv4 forms (`2130706433`,
+ * `0x7f.1`, `0177.0.0.1`) into dotted quads.
  */
 export async function resolveTarget(
   text: string,
   allowHttp: boolean,
   resolve: Resolver = systemResolver,
+  timeoutMs = RESOLVE_TIMEOUT_MS,
 ): Promise<Target> {
   let url: URL
   try {
@@ -55,11 +85,7 @@ export async function resolveTarget(
   let addresses: string[]
   if (isIP(host)) addresses = [host]
   else {
-    try {
-      addresses = await resolve(host)
-    } catch {
-      throw new TargetRefused(`its host ${host} does not resolve`)
-    }
+    addresses = await addressesOf(host, resolve, timeoutMs)
     if (addresses.length === 0) throw new TargetRefused(`its host ${host} does not resolve`)
   }
   for (const address of addresses) {

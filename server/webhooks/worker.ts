@@ -9,7 +9,7 @@ import type { Store } from '../store/store.ts'
 import type { ClaimedDelivery, DeliveryOutcome } from '../store/types.ts'
 import { secretKey } from './hooks.ts'
 import { type AttemptResult, postOnce } from './post.ts'
-import { type Resolver, resolveTarget } from './target.ts'
+import { RESOLVE_TIMEOUT_MS, type Resolver, resolveTarget } from './target.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -32,6 +32,8 @@ export interface WebhookOptions {
   concurrency: number
   /** What DNS answers (tests answer for it). */
   resolve?: Resolver
+  /** How long a URL's host may take to resolve, on create and change (422) and before each attempt. */
+  resolveTimeoutMs: number
 }
 
 export const WEBHOOK_DEFAULTS: WebhookOptions = {
@@ -43,6 +45,7 @@ export const WEBHOOK_DEFAULTS: WebhookOptions = {
   disableAfterMs: 5 * 24 * HOUR,
   perEndpoint: 4,
   concurrency: 32,
+  resolveTimeoutMs: RESOLVE_TIMEOUT_MS,
 }
 
 /** Events read per endpoint per transaction while an endpoint catches up with the log. */
@@ -105,7 +108,7 @@ export function startWebhookWorker(
 
   const attempt = async (delivery: ClaimedDelivery): Promise<AttemptResult> => {
     try {
-      const target = await resolveTarget(delivery.url, o.allowHttp, o.resolve)
+      const target = await resolveTarget(delivery.url, o.allowHttp, o.resolve, o.resolveTimeoutMs)
       key ??= await secretKey(store)
       const now = clock()
       const secrets = (await store.webhooks.liveSecrets(delivery.endpointId, isoNow(now))).map((s) =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { dirname, join } from 'node:path'
 import { Glob } from 'bun'
 
 /**
@@ -27,6 +28,13 @@ async function serverFilesOutsideStore(): Promise<string[]> {
 /** Module specifiers a file imports or re-exports. */
 function importsOf(text: string): string[] {
   return [...text.matchAll(/(?:import|export)\s[^'"`]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!)
+}
+
+/** The repository paths a file imports, for relative specifiers (`../http/etag.ts` -> `server/http/etag.ts`). */
+function localImportsOf(path: string, text: string): string[] {
+  return importsOf(text)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => join(dirname(path), specifier))
 }
 
 describe('the store boundary', () => {
@@ -76,3 +84,47 @@ describe('the store boundary', () => {
       expect(SQL_STATEMENT.test(line)).toBe(false)
   })
 })
+
+describe('the engine', () => {
+  it('imports nothing from server/http/: the edge calls the engine, never the other way round', async () => {
+    const offending: string[] = []
+    for (const path of await serverFilesOutsideStore()) {
+      if (!path.startsWith('server/resources/')) continue
+      const text = await Bun.file(`${ROOT}/${path}`).text()
+      for (const target of localImportsOf(path, text))
+        if (target.startsWith('server/http/')) offending.push(`${path} imports ${target}`)
+    }
+    expect(offending).toEqual([])
+  })
+
+  it('has no circle of imports among its own files', async () => {
+    const graph = new Map<string, string[]>()
+    for (const path of await serverFilesOutsideStore()) {
+      if (!path.startsWith('server/resources/')) continue
+      const text = await Bun.file(`${ROOT}/${path}`).text()
+      graph.set(
+        path,
+        localImportsOf(path, text).filter((target) => target.startsWith('server/resources/')),
+      )
+    }
+    expect(circlesIn(graph)).toEqual([])
+  })
+})
+
+/** Import paths that lead from a file back to itself, one per file that starts one, as `a -> b -> a`. */
+function circlesIn(graph: Map<string, string[]>): string[] {
+  const circles: string[] = []
+  const done = new Set<string>()
+  const walk = (path: string, trail: string[]) => {
+    const start = trail.indexOf(path)
+    if (start >= 0) {
+      circles.push([...trail.slice(start), path].join(' -> '))
+      return
+    }
+    if (done.has(path)) return
+    for (const next of graph.get(path) ?? []) walk(next, [...trail, path])
+    done.add(path)
+  }
+  for (const path of graph.keys()) walk(path, [])
+  return circles
+}
