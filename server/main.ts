@@ -2,12 +2,12 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { cac } from 'cac'
-import { ALL_SCOPES } from '../shared/resources/index.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
+import { registerAccountCommands } from './admin/account-commands.ts'
+import { list, optionalText, UsageError } from './admin/arguments.ts'
 import { actionsSection, commandFirst, unknownAction } from './admin/command-line.ts'
 import { seed } from './admin/seed.ts'
 import { invocation, startHint } from './admin/start-hint.ts'
-import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
 import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
@@ -17,12 +17,10 @@ import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
-import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
+import { DURABILITIES, type Durability } from './store/types.ts'
 import { WEBHOOK_DEFAULTS, type WebhookOptions } from './webhooks/worker.ts'
 
 const DEFAULT_DB = './data/api.db'
-
-class UsageError extends Error {}
 
 const isDurability = (value: string): value is Durability =>
   (DURABILITIES as readonly string[]).includes(value)
@@ -31,6 +29,8 @@ interface Io {
   out: (line: string) => void
   err: (line: string) => void
   env: Record<string, string | undefined>
+  /** All of standard input (`--password-stdin`). */
+  stdin: () => Promise<string>
 }
 
 const TIMINGS = ['scheduleMs', 'attemptTimeoutMs', 'leaseMs', 'pollMs', 'disableAfterMs'] as const
@@ -90,33 +90,6 @@ async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>)
   }
 }
 
-/** The text of an option as typed: the parser turns number-like values (`--db 123`) into numbers. */
-function optionalText(options: Record<string, unknown>, name: string, argv: string[]): string | undefined {
-  let value = options[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())]
-  if (typeof value === 'number') {
-    for (const [i, arg] of argv.entries()) {
-      if (arg === `--${name}`) value = argv[i + 1]
-      else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
-    }
-  }
-  return typeof value === 'string' ? value : undefined
-}
-
-/**
- * A required text flag, as typed: cac (through mri) turns number-like values into numbers, which
- * would make the password "0123456789" the number 123456789 and reject `--name 2024`.
- */
-function requiredText(options: Record<string, unknown>, name: string, argv: string[]): string {
-  const value = optionalText(options, name, argv)
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required`)
-  return value
-}
-
-function list(value: unknown): string[] {
-  if (value === undefined) return []
-  return (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(/[\s,]+/)).filter(Boolean)
-}
-
 /**
  * How `serve` keeps bearer tokens off the network in clear text (docs/operations.md, "HTTPS"):
  * its own TLS, a proxy in front, or the operator's explicit `--insecure-http`.
@@ -138,7 +111,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const dbOf = (options: Record<string, unknown>) =>
     databasePath(optionalText(options, 'db', argv) ?? io.env.API_DB ?? DEFAULT_DB)
   let status = 0
-  const required = (options: Record<string, unknown>, name: string) => requiredText(options, name, argv)
 
   cli.option(
     '--db <path>',
@@ -310,85 +282,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .command('seed', 'Load demo data and print the demo logins')
     .action((options) => withStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
 
-  cli
-    .command('org <action>', 'Organizations: org create --name N')
-    .option('--name <name>', 'Organization name')
-    .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(unknownAction('org', action))
-      const name = required(options, 'name')
-      const org = await withStore(dbOf(options), (store) => store.orgs.createUnique(name))
-      print(options.json, { id: org.id }, `created organization ${org.name}: ${org.id}`)
-    })
-
-  cli
-    .command('user <action>', 'Users: user create --org ORG --email E --name N --role R --password P')
-    .option('--org <org>', 'Organization id or name')
-    .option('--email <email>', 'Login e-mail')
-    .option('--name <name>', 'Display name')
-    .option('--role <role>', 'admin, member or viewer', { default: 'member' })
-    .option('--password <password>', `Password (at least 8 characters)`)
-    .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(unknownAction('user', action))
-      const input = {
-        org: required(options, 'org'),
-        email: required(options, 'email'),
-        name: required(options, 'name'),
-        role: String(options.role),
-        password: required(options, 'password'),
-      }
-      const user = await withStore(dbOf(options), (store) => createUser(store, input))
-      print(options.json, { id: user.id }, `created user ${input.email}: ${user.id}`)
-    })
-
-  cli
-    .command(
-      'client <action>',
-      'OAuth clients: client create --name N --org ORG [--public] [--redirect-uri URI]...',
-    )
-    .option('--name <name>', 'Client name shown on consent pages')
-    .option('--org <org>', 'Organization id or name (its tokens act in it)')
-    .option('--public', 'A public client (no secret; PKCE required)')
-    .option('--redirect-uri <uri>', 'Allowed redirect URI (repeatable)')
-    .option('--grant-types <list>', `Comma-separated: ${GRANT_TYPES.join(', ')}`)
-    .option('--scope <scopes>', 'Space-separated scopes it may ask for (default: all)')
-    .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(unknownAction('client', action))
-      const name = required(options, 'name')
-      const grantTypes = list(options.grantTypes)
-      const badGrant = grantTypes.find((g) => !(GRANT_TYPES as readonly string[]).includes(g))
-      if (badGrant) throw new UsageError(`unknown grant type ${badGrant} (known: ${GRANT_TYPES.join(', ')})`)
-      const scope = list(options.scope)
-      const badScope = scope.find((s) => !ALL_SCOPES.includes(s))
-      if (badScope) throw new UsageError(`unknown scope ${badScope}`)
-      const redirectUris = list(options.redirectUri)
-      for (const uri of redirectUris) {
-        if (!URL.canParse(uri) || uri.includes('#'))
-          throw new UsageError(`--redirect-uri ${uri} is not an absolute URI without a fragment`)
-      }
-      const isPublic = Boolean(options.public)
-      if (isPublic && grantTypes.includes('client_credentials')) {
-        throw new UsageError('a public client cannot use client_credentials')
-      }
-      const { client, secret } = await withStore(dbOf(options), async (store) =>
-        store.clients.create({
-          name,
-          orgId: (await requireOrg(store, required(options, 'org'))).id,
-          public: isPublic,
-          redirectUris,
-          grantTypes: grantTypes.length > 0 ? (grantTypes as GrantType[]) : undefined,
-          scope: scope.length > 0 ? scope : undefined,
-        }),
-      )
-      const result: Record<string, unknown> = { client_id: client.id }
-      if (secret) result.client_secret = secret
-      print(
-        options.json,
-        result,
-        secret
-          ? `created client ${client.name}\nclient_id:     ${client.id}\nclient_secret: ${secret}  (shown once; store it now)`
-          : `created public client ${client.name}\nclient_id: ${client.id}`,
-      )
-    })
+  registerAccountCommands(cli, { argv, io, dbOf, withStore, print })
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
     if (action !== 'rotate') throw new UsageError(unknownAction('keys', action))
@@ -450,6 +344,7 @@ if (import.meta.main) {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
     env: process.env,
+    stdin: () => Bun.stdin.text(),
   })
   process.exit(status)
 }

@@ -51,9 +51,24 @@ describe('global flags before the command', () => {
 
 describe('help and version', () => {
   it.each([
-    ['org', ['$ api-server org create --name N']],
-    ['user', ['$ api-server user create --org ORG --email E --name N --role R --password P']],
-    ['client', ['$ api-server client create --name N --org ORG [--public]']],
+    ['org', ['$ api-server org create --name N', '$ api-server org list']],
+    [
+      'user',
+      [
+        '$ api-server user create --org ORG --email E --name N --role R (--password P | --password-stdin)',
+        '$ api-server user list --org ORG',
+        '$ api-server user set-password --org ORG --email E (--password-stdin | --password P)',
+      ],
+    ],
+    [
+      'client',
+      [
+        '$ api-server client create --name N --org ORG [--public]',
+        '$ api-server client list --org ORG',
+        '$ api-server client update CLIENT --scope "s1 s2"',
+        '$ api-server client revoke CLIENT',
+      ],
+    ],
     ['keys', ['$ api-server keys rotate']],
   ])('`%s --help` lists its actions on stdout', async (command, actions) => {
     const run = await runAdmin([command, '--help'], null)
