@@ -79,8 +79,15 @@ function databasePath(path: string): string {
   return path
 }
 
-/** Opens and migrates the store for one admin command, and closes it when `run` is done. */
+/**
+ * Opens and migrates the store for one admin command, and closes it when `run` is done. Never in
+ * memory: that would be a new database of the command's own, gone when it ends (serve may use one).
+ */
 async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>): Promise<T> {
+  if (path === ':memory:')
+    throw new UsageError(
+      "--db :memory: would be a new database that vanishes when this command ends; give the server's database file or postgres:// URL",
+    )
   const store = openStore(path)
   try {
     await store.migrate()
@@ -114,7 +121,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   cli.option(
     '--db <path>',
-    `SQLite database file, :memory:, or a postgres:// URL (env API_DB, default ${DEFAULT_DB})`,
+    `SQLite database file or a postgres:// URL; serve also takes :memory: (env API_DB, default ${DEFAULT_DB})`,
   )
   cli.option('--json', 'Print the result as one JSON object')
 

@@ -1,6 +1,15 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { adminCommand, runAdmin, runOk } from './run.ts'
@@ -364,13 +373,48 @@ describe('files holding password hashes are created 0600, whatever the umask', (
     }
   }, 30_000)
 
-  it('creates only the default ./data directory on demand (its database 0600), and :memory: needs no file', async () => {
+  it('creates only the default ./data directory on demand (its database 0600)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'api-admin-default-'))
     try {
       expect((await runAdmin(['migrate'], null, { cwd, umask: '000' })).status).toBe(0)
       expect(modeOf(join(cwd, 'data', 'api.db'))).toBe(0o600)
-      expect((await runAdmin(['migrate'], ':memory:', { cwd })).status).toBe(0)
-      expect(existsSync(join(cwd, ':memory:'))).toBe(false)
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('an admin command on --db :memory:', () => {
+  const MEMORY =
+    "api-server: --db :memory: would be a new database that vanishes when this command ends; give the server's database file or postgres:// URL\n"
+  const commands: [string, string[]][] = [
+    ['migrate', cmd('migrate')],
+    ['seed', cmd('seed')],
+    ['org create', cmd('org create --name Initech')],
+    ['org list', cmd('org list')],
+    ['user create', cmd(`${USER} --password long-enough`)],
+    ['user list', cmd('user list --org Acme')],
+    [
+      'user set-password',
+      cmd('user set-password --org Acme --email ann@acme.example --password long-enough'),
+    ],
+    ['client create', cmd(CLIENT)],
+    ['client list', cmd('client list --org Acme')],
+    ['client update', cmd('client update clt_x --scope read:orders')],
+    ['client revoke', cmd('client revoke clt_x')],
+    ['keys rotate', cmd('keys rotate')],
+    ['backup', cmd('backup copy.db')],
+  ]
+  it.each(commands)('%s is refused: exit 2, one line, no file', async (_, args) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'api-admin-memory-'))
+    try {
+      expect(await runAdmin(args, ':memory:', { cwd })).toEqual({ status: 2, stdout: '', stderr: MEMORY })
+      expect(await runAdmin(args, null, { cwd, env: { API_DB: ':memory:' } })).toEqual({
+        status: 2,
+        stdout: '',
+        stderr: MEMORY,
+      })
+      expect(readdirSync(cwd)).toEqual([])
     } finally {
       rmSync(cwd, { recursive: true, force: true })
     }
