@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { cac } from 'cac'
+import { type Command, cac } from 'cac'
+import { acceptedOptions, unknownOption } from '../shared/option-typos.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { registerAccountCommands } from './admin/account-commands.ts'
 import { list, optionalText, UsageError } from './admin/arguments.ts'
@@ -125,7 +126,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   )
   cli.option('--json', 'Print the result as one JSON object')
 
-  cli
+  const serveCommand = cli
     .command('serve', 'Run the service (the default command)')
     .option('--host <host>', 'Address to listen on (env HOST, default 127.0.0.1)')
     .option('--port <port>', 'Port (env PORT, default 8080; 0 picks a free one)')
@@ -317,6 +318,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
   cli.version(PRODUCT_VERSION)
   cli.globalCommand.outputVersion = () => io.out(`api-server ${PRODUCT_VERSION}`)
 
+  /** Names an unknown option as typed, with the one it may have meant, as `api` does. */
+  const checkOptions = (command: Command, given: string[]) => {
+    const typo = unknownOption(given, acceptedOptions(cli, command))
+    if (typo === undefined) return
+    const hint = typo.hint ? ` (did you mean ${typo.hint}?)` : ''
+    throw new UsageError(
+      `unknown option ${typo.typed} for api-server ${command.name}${hint}; see: api-server ${command.name} --help`,
+    )
+  }
+
   // Flags that take a value, so that `--db X migrate` finds the command after X.
   const valued = new Set(
     [cli.globalCommand, ...cli.commands]
@@ -332,8 +343,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     cli.parse(['bun', 'api-server', ...args], { run: false })
     console.info = info
     if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+      // An unknown flag before the command took it for its value (`--prot 1`): the flag is the typo.
+      checkOptions(serveCommand, argv.slice(0, argv.indexOf(args[0]!)))
       throw new UsageError(`unknown command "${args[0]}" (see api-server --help)`)
     }
+    if (cli.matchedCommand && !cli.options.help) checkOptions(cli.matchedCommand, args)
     await cli.runMatchedCommand()
   } catch (error) {
     console.info = info

@@ -197,6 +197,24 @@ const cases: [string, string[], number, RegExp][] = [
   ['an unknown command', cmd('frobnicate'), 2, /unknown command "frobnicate"/],
   ['an unknown action', cmd('keys delete'), 2, /unknown action "keys delete"/],
   ['an unknown option', cmd('org create --name X --colour red'), 2, /--colour/],
+  [
+    'a mistyped option, as the CLI names it',
+    cmd('serve --prot 1'),
+    2,
+    /^api-server: unknown option --prot for api-server serve \(did you mean --port\?\); see: api-server serve --help$/m,
+  ],
+  [
+    'a mistyped option before the command, which took its value for the command',
+    cmd('--prot 1'),
+    2,
+    /unknown option --prot for api-server serve \(did you mean --port\?\)/,
+  ],
+  [
+    'a mistyped option of an admin command',
+    cmd('user list --org Acme --emial x'),
+    2,
+    /unknown option --emial for api-server user \(did you mean --email\?\)/,
+  ],
 ]
 
 describe('api-server with bad input', () => {
