@@ -273,6 +273,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       await server.stop()
     })
 
+  // cac gives `--no-cache` the default true, and its help would read "--no-cache (default: true)".
+  // Without one, `cache` is false with the flag and unset without it, which is all serve asks.
+  for (const option of serveCommand.options) if (option.negated) option.config.default = undefined
+
   cli.command('migrate', 'Apply pending migrations and exit').action(async (options) => {
     const version = await withStore(dbOf(options), (store) => store.migrate())
     print(options.json, { version }, `database at schema version ${version}`)

@@ -77,6 +77,22 @@ describe('help and version', () => {
     for (const action of actions) expect(run.stdout).toContain(action)
   })
 
+  it('`serve --help` lists --no-cache without a default, and every flag of the README', async () => {
+    const run = await runAdmin(['serve', '--help'], null)
+    expect(run).toMatchObject({ status: 0, stderr: '' })
+    expect(run.stdout).toMatch(
+      /^ {2}--no-cache {2,}Answer every read from the database \(the same as --cache-mb 0\) *$/m,
+    )
+    expect(run.stdout).not.toContain('(default: true)')
+    // The README's table of serve's flags names every flag the help lists.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const row = readme.split('\n').find((line) => line.startsWith('| `api-server serve`'))!
+    const flags = [...run.stdout.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!)
+    expect(flags).toContain('--allow-http-webhooks')
+    const named = (flag: string) => new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(row)
+    expect(flags.filter((flag) => !['--help', '--json'].includes(flag) && !named(flag))).toEqual([])
+  })
+
   it('names the known actions when given an unknown one', async () => {
     const run = await runAdmin(['keys', 'delete'], newDb())
     expect(run.status).toBe(2)
