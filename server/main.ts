@@ -261,7 +261,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       })
       const state = {
         // Where clients reach it: the public origin when one is given (a replica behind a proxy).
-        url: baseUrl === undefined ? server.url : String(baseUrl).replace(/\/+$/, ''),
+        url: server.baseUrl,
         servesTls: transport.tls !== undefined,
         // A PostgreSQL URL is shown without its password: the hint names where, not how to log in.
         db: describeLocation(db),
