@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { rootCertificates } from 'node:tls'
+import { checkServerIdentity, rootCertificates } from 'node:tls'
+import { certificateNames } from '../shared/certificate-names.ts'
 
 /**
  * A request refused before it was sent because the server's certificate is not trusted (or
@@ -22,10 +23,17 @@ const UNKNOWN_ISSUER = new Set([
 /** A certificate the TLS handshake refused: the issuer, the dates, the name, the signature. */
 const isCertificateFailure = (code: string) => UNKNOWN_ISSUER.has(code) || /CERT|SIGNATURE/.test(code)
 
+/** What node:tls checkServerIdentity's error carries: the host asked for and the certificate. */
+type Mismatch = { host?: string; cert?: { subjectaltname?: string; subject?: { CN?: string } } }
+
+const nameMismatch = ({ host, cert }: Mismatch) =>
+  `the server's certificate is for ${new Intl.ListFormat('en').format(certificateNames(cert?.subjectaltname, cert?.subject?.CN)) || 'other names'}, not ${host}`
+
 function trustFailure(error: unknown, caFile: string | undefined): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code
   if (typeof code !== 'string' || !isCertificateFailure(code)) return error
   const message = (error as Error).message
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return new TrustError(nameMismatch(error as Mismatch))
   if (!UNKNOWN_ISSUER.has(code)) return new TrustError(message)
   return new TrustError(
     caFile
@@ -51,7 +59,9 @@ export function fetchTrusting(caFile: string | undefined, base: typeof fetch = f
         return Promise.reject(new TrustError(`API_CA_CERT ${caFile} cannot be read: ${reason}`))
       }
     }
-    const sent = ca ? base(input, { ...init, tls: { ...init?.tls, ca } }) : base(input, init)
+    // Node's check of the name, which (unlike Bun's own) says what the certificate is for.
+    const tls = { ...init?.tls, ...(ca ? { ca } : {}), checkServerIdentity }
+    const sent = base(input, { ...init, tls })
     return sent.catch((error: unknown) => Promise.reject(trustFailure(error, caFile)))
   }) as typeof fetch
 }

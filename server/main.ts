@@ -1,13 +1,14 @@
 #!/usr/bin/env bun
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { cac } from 'cac'
-import { ALL_SCOPES } from '../shared/resources/index.ts'
+import { type Command, cac } from 'cac'
+import { acceptedOptions, unknownOption } from '../shared/option-typos.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
+import { registerAccountCommands } from './admin/account-commands.ts'
+import { list, optionalText, UsageError } from './admin/arguments.ts'
 import { actionsSection, commandFirst, unknownAction } from './admin/command-line.ts'
 import { seed } from './admin/seed.ts'
 import { invocation, startHint } from './admin/start-hint.ts'
-import { createUser, requireOrg } from './admin/users.ts'
 import { rotateKey } from './auth/keys.ts'
 import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
@@ -17,12 +18,10 @@ import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
-import { DURABILITIES, type Durability, GRANT_TYPES, type GrantType } from './store/types.ts'
+import { DURABILITIES, type Durability } from './store/types.ts'
 import { WEBHOOK_DEFAULTS, type WebhookOptions } from './webhooks/worker.ts'
 
 const DEFAULT_DB = './data/api.db'
-
-class UsageError extends Error {}
 
 const isDurability = (value: string): value is Durability =>
   (DURABILITIES as readonly string[]).includes(value)
@@ -31,6 +30,8 @@ interface Io {
   out: (line: string) => void
   err: (line: string) => void
   env: Record<string, string | undefined>
+  /** All of standard input (`--password-stdin`). */
+  stdin: () => Promise<string>
 }
 
 const TIMINGS = ['scheduleMs', 'attemptTimeoutMs', 'leaseMs', 'pollMs', 'disableAfterMs'] as const
@@ -79,8 +80,15 @@ function databasePath(path: string): string {
   return path
 }
 
-/** Opens and migrates the store for one admin command, and closes it when `run` is done. */
+/**
+ * Opens and migrates the store for one admin command, and closes it when `run` is done. Never in
+ * memory: that would be a new database of the command's own, gone when it ends (serve may use one).
+ */
 async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>): Promise<T> {
+  if (path === ':memory:')
+    throw new UsageError(
+      "--db :memory: would be a new database that vanishes when this command ends; give the server's database file or postgres:// URL",
+    )
   const store = openStore(path)
   try {
     await store.migrate()
@@ -88,33 +96,6 @@ async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>)
   } finally {
     await store.close()
   }
-}
-
-/** The text of an option as typed: the parser turns number-like values (`--db 123`) into numbers. */
-function optionalText(options: Record<string, unknown>, name: string, argv: string[]): string | undefined {
-  let value = options[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())]
-  if (typeof value === 'number') {
-    for (const [i, arg] of argv.entries()) {
-      if (arg === `--${name}`) value = argv[i + 1]
-      else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
-    }
-  }
-  return typeof value === 'string' ? value : undefined
-}
-
-/**
- * A required text flag, as typed: cac (through mri) turns number-like values into numbers, which
- * would make the password "0123456789" the number 123456789 and reject `--name 2024`.
- */
-function requiredText(options: Record<string, unknown>, name: string, argv: string[]): string {
-  const value = optionalText(options, name, argv)
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required`)
-  return value
-}
-
-function list(value: unknown): string[] {
-  if (value === undefined) return []
-  return (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(/[\s,]+/)).filter(Boolean)
 }
 
 /**
@@ -138,15 +119,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const dbOf = (options: Record<string, unknown>) =>
     databasePath(optionalText(options, 'db', argv) ?? io.env.API_DB ?? DEFAULT_DB)
   let status = 0
-  const required = (options: Record<string, unknown>, name: string) => requiredText(options, name, argv)
 
   cli.option(
     '--db <path>',
-    `SQLite database file, :memory:, or a postgres:// URL (env API_DB, default ${DEFAULT_DB})`,
+    `SQLite database file or a postgres:// URL; serve also takes :memory: (env API_DB, default ${DEFAULT_DB})`,
   )
   cli.option('--json', 'Print the result as one JSON object')
 
-  cli
+  const serveCommand = cli
     .command('serve', 'Run the service (the default command)')
     .option('--host <host>', 'Address to listen on (env HOST, default 127.0.0.1)')
     .option('--port <port>', 'Port (env PORT, default 8080; 0 picks a free one)')
@@ -281,7 +261,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       })
       const state = {
         // Where clients reach it: the public origin when one is given (a replica behind a proxy).
-        url: baseUrl === undefined ? server.url : String(baseUrl).replace(/\/+$/, ''),
+        url: server.baseUrl,
         servesTls: transport.tls !== undefined,
         // A PostgreSQL URL is shown without its password: the hint names where, not how to log in.
         db: describeLocation(db),
@@ -293,6 +273,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       await signalled.promise
       await server.stop()
     })
+
+  // cac gives `--no-cache` the default true, and its help would read "--no-cache (default: true)".
+  // Without one, `cache` is false with the flag and unset without it, which is all serve asks.
+  for (const option of serveCommand.options) if (option.negated) option.config.default = undefined
 
   cli.command('migrate', 'Apply pending migrations and exit').action(async (options) => {
     const version = await withStore(dbOf(options), (store) => store.migrate())
@@ -311,85 +295,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .command('seed', 'Load demo data and print the demo logins')
     .action((options) => withStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
 
-  cli
-    .command('org <action>', 'Organizations: org create --name N')
-    .option('--name <name>', 'Organization name')
-    .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(unknownAction('org', action))
-      const name = required(options, 'name')
-      const org = await withStore(dbOf(options), (store) => store.orgs.createUnique(name))
-      print(options.json, { id: org.id }, `created organization ${org.name}: ${org.id}`)
-    })
-
-  cli
-    .command('user <action>', 'Users: user create --org ORG --email E --name N --role R --password P')
-    .option('--org <org>', 'Organization id or name')
-    .option('--email <email>', 'Login e-mail')
-    .option('--name <name>', 'Display name')
-    .option('--role <role>', 'admin, member or viewer', { default: 'member' })
-    .option('--password <password>', `Password (at least 8 characters)`)
-    .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(unknownAction('user', action))
-      const input = {
-        org: required(options, 'org'),
-        email: required(options, 'email'),
-        name: required(options, 'name'),
-        role: String(options.role),
-        password: required(options, 'password'),
-      }
-      const user = await withStore(dbOf(options), (store) => createUser(store, input))
-      print(options.json, { id: user.id }, `created user ${input.email}: ${user.id}`)
-    })
-
-  cli
-    .command(
-      'client <action>',
-      'OAuth clients: client create --name N --org ORG [--public] [--redirect-uri URI]...',
-    )
-    .option('--name <name>', 'Client name shown on consent pages')
-    .option('--org <org>', 'Organization id or name (its tokens act in it)')
-    .option('--public', 'A public client (no secret; PKCE required)')
-    .option('--redirect-uri <uri>', 'Allowed redirect URI (repeatable)')
-    .option('--grant-types <list>', `Comma-separated: ${GRANT_TYPES.join(', ')}`)
-    .option('--scope <scopes>', 'Space-separated scopes it may ask for (default: all)')
-    .action(async (action, options) => {
-      if (action !== 'create') throw new UsageError(unknownAction('client', action))
-      const name = required(options, 'name')
-      const grantTypes = list(options.grantTypes)
-      const badGrant = grantTypes.find((g) => !(GRANT_TYPES as readonly string[]).includes(g))
-      if (badGrant) throw new UsageError(`unknown grant type ${badGrant} (known: ${GRANT_TYPES.join(', ')})`)
-      const scope = list(options.scope)
-      const badScope = scope.find((s) => !ALL_SCOPES.includes(s))
-      if (badScope) throw new UsageError(`unknown scope ${badScope}`)
-      const redirectUris = list(options.redirectUri)
-      for (const uri of redirectUris) {
-        if (!URL.canParse(uri) || uri.includes('#'))
-          throw new UsageError(`--redirect-uri ${uri} is not an absolute URI without a fragment`)
-      }
-      const isPublic = Boolean(options.public)
-      if (isPublic && grantTypes.includes('client_credentials')) {
-        throw new UsageError('a public client cannot use client_credentials')
-      }
-      const { client, secret } = await withStore(dbOf(options), async (store) =>
-        store.clients.create({
-          name,
-          orgId: (await requireOrg(store, required(options, 'org'))).id,
-          public: isPublic,
-          redirectUris,
-          grantTypes: grantTypes.length > 0 ? (grantTypes as GrantType[]) : undefined,
-          scope: scope.length > 0 ? scope : undefined,
-        }),
-      )
-      const result: Record<string, unknown> = { client_id: client.id }
-      if (secret) result.client_secret = secret
-      print(
-        options.json,
-        result,
-        secret
-          ? `created client ${client.name}\nclient_id:     ${client.id}\nclient_secret: ${secret}  (shown once; store it now)`
-          : `created public client ${client.name}\nclient_id: ${client.id}`,
-      )
-    })
+  registerAccountCommands(cli, { argv, io, dbOf, withStore, print })
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
     if (action !== 'rotate') throw new UsageError(unknownAction('keys', action))
@@ -417,6 +323,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
   cli.version(PRODUCT_VERSION)
   cli.globalCommand.outputVersion = () => io.out(`api-server ${PRODUCT_VERSION}`)
 
+  /** Names an unknown option as typed, with the one it may have meant, as `api` does. */
+  const checkOptions = (command: Command, given: string[]) => {
+    const typo = unknownOption(given, acceptedOptions(cli, command))
+    if (typo === undefined) return
+    const hint = typo.hint ? ` (did you mean ${typo.hint}?)` : ''
+    throw new UsageError(
+      `unknown option ${typo.typed} for api-server ${command.name}${hint}; see: api-server ${command.name} --help`,
+    )
+  }
+
   // Flags that take a value, so that `--db X migrate` finds the command after X.
   const valued = new Set(
     [cli.globalCommand, ...cli.commands]
@@ -432,8 +348,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     cli.parse(['bun', 'api-server', ...args], { run: false })
     console.info = info
     if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+      // An unknown flag before the command took it for its value (`--prot 1`): the flag is the typo.
+      checkOptions(serveCommand, argv.slice(0, argv.indexOf(args[0]!)))
       throw new UsageError(`unknown command "${args[0]}" (see api-server --help)`)
     }
+    if (cli.matchedCommand && !cli.options.help) checkOptions(cli.matchedCommand, args)
     await cli.runMatchedCommand()
   } catch (error) {
     console.info = info
@@ -451,6 +370,7 @@ if (import.meta.main) {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
     env: process.env,
+    stdin: () => Bun.stdin.text(),
   })
   process.exit(status)
 }

@@ -5,6 +5,7 @@ import { rememberClientAddress } from './http/client-address.ts'
 import { type Forwarded, forwarded } from './http/forwarded.ts'
 import { lastResort } from './http/last-resort.ts'
 import { MAX_BODY_BYTES } from './http/limits.ts'
+import { publicHost } from './http/public-host.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { errorResponse } from './http/responses.ts'
 import { HSTS, loadTls, type TlsFiles } from './http/tls.ts'
@@ -66,7 +67,10 @@ export interface ServeOptions {
 const DRAIN_TIMEOUT_MS = 10_000
 
 export interface RunningServer {
+  /** Where it listens (`https://0.0.0.0:8443`). */
   url: string
+  /** Where clients reach it: `--base-url`, else its own address by a name they can use; the issuer. */
+  baseUrl: string
   port: number
   /** Whether the database holds an organization yet (the start-up hint says how to make one). */
   hasOrganization: () => Promise<boolean>
@@ -144,7 +148,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     },
   })
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host
-  if (lateBaseUrl) baseUrl = `${scheme}://${hostForUrl}:${server.port}`
+  // Not 0.0.0.0: the issuer is where clients connect, by a name the certificate is for.
+  if (lateBaseUrl) baseUrl = `${scheme}://${publicHost(options.host, tls?.cert)}:${server.port}`
   app = await createApp({
     store,
     baseUrl: baseUrl!.replace(/\/+$/, ''),
@@ -170,6 +175,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   )
   return {
     url,
+    baseUrl: baseUrl!.replace(/\/+$/, ''),
     port: server.port!,
     hasOrganization: () => store.orgs.any(),
     stop: async () => {

@@ -5,11 +5,22 @@
 
 /** The actions of the commands that take one, for their `--help` and their errors. */
 export const ACTIONS: Record<string, { usage: string; description: string }[]> = {
-  org: [{ usage: 'org create --name N', description: 'Create an organization' }],
+  org: [
+    {
+      usage: 'org create --name N',
+      description: 'Create an organization (names are unique whatever their case)',
+    },
+    { usage: 'org list', description: 'List the organizations' },
+  ],
   user: [
     {
-      usage: 'user create --org ORG --email E --name N --role R --password P',
+      usage: 'user create --org ORG --email E --name N --role R (--password P | --password-stdin)',
       description: 'Create a user who can log in (role: admin, member or viewer)',
+    },
+    { usage: 'user list --org ORG', description: "List the organization's users" },
+    {
+      usage: 'user set-password --org ORG --email E (--password-stdin | --password P)',
+      description: "Set a user's password (--password-stdin reads the first line of standard input)",
     },
   ],
   client: [
@@ -17,6 +28,12 @@ export const ACTIONS: Record<string, { usage: string; description: string }[]> =
       usage:
         'client create --name N --org ORG [--public] [--redirect-uri URI]... [--grant-types a,b] [--scope "s1 s2"]',
       description: 'Register an OAuth client',
+    },
+    { usage: 'client list --org ORG', description: "List the organization's clients (never a secret)" },
+    { usage: 'client update CLIENT --scope "s1 s2"', description: 'Replace the scopes a client may ask for' },
+    {
+      usage: 'client revoke CLIENT',
+      description: 'Disable a client for good: its tokens stop working and it gets no new ones',
     },
   ],
   keys: [

@@ -29,17 +29,21 @@ export async function requireOrg(store: Tx, org: string) {
   return found
 }
 
+/** The password's argon2id hash (Bun.password), once it is long enough. */
+async function passwordHash(password: string): Promise<string> {
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new AdminInputError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
+  return Bun.password.hash(password, { algorithm: 'argon2id' })
+}
+
 /** Creates a user who can log in, through the same rules (and event) as POST /users. */
 export async function createUser(
   store: Tx,
   input: { org: string; email: string; name: string; role: string; password: string },
 ): Promise<{ id: string; orgId: string }> {
   const org = await requireOrg(store, input.org)
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new AdminInputError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
-  }
-  // argon2id via Bun.password; hashed before the write so the transaction stays short.
-  const hash = await Bun.password.hash(input.password, { algorithm: 'argon2id' })
+  // Hashed before the write so the transaction stays short.
+  const hash = await passwordHash(input.password)
   try {
     const body = { name: input.name, email: input.email, role: input.role }
     const write = prepareCreate(adminEngine(store), systemPrincipal(org.id), users, body)
@@ -58,4 +62,20 @@ export async function createUser(
     }
     throw error
   }
+}
+
+/**
+ * Sets the password of the organization's user with this e-mail address (any case), replacing
+ * any they had. Their sign-ins so far stay valid.
+ */
+export async function setPassword(
+  store: Tx,
+  input: { org: string; email: string; password: string },
+): Promise<{ id: string; email: string }> {
+  const org = await requireOrg(store, input.org)
+  const [user] = await store.users.byEmail(input.email, org.id)
+  if (!user)
+    throw new AdminInputError(`no user ${input.email} in ${org.name} (user list --org ORG shows them)`)
+  await store.users.setPasswordHash(user.id, await passwordHash(input.password))
+  return { id: user.id, email: user.email }
 }

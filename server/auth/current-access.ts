@@ -21,9 +21,15 @@ function cappedByRole(principal: Principal, role: string): Principal {
 async function lookUp(store: Store, principal: Principal): Promise<Principal | null> {
   if (principal.kind === 'client') {
     const jti = principal.tokenId
-    return jti !== undefined && (await store.revocations.isRevoked(jti)) ? null : principal
+    // A client-credentials token is refused once revoked itself, or once its client is.
+    const [tokenRevoked, clientRevoked] = await Promise.all([
+      jti === undefined ? false : store.revocations.isRevoked(jti),
+      store.clients.isRevoked(principal.clientId),
+    ])
+    return tokenRevoked || clientRevoked ? null : principal
   }
-  // A user token without a grant is none of ours; a grant is gone with its user.
+  // A user token without a grant is none of ours; a grant is gone with its user, and revoked with
+  // its client.
   if (principal.grantId === undefined || !(await store.grants.isLive(principal.grantId))) return null
   return cappedByRole(principal, (await store.users.roleOf(principal.subject)) ?? '')
 }
@@ -31,10 +37,10 @@ async function lookUp(store: Store, principal: Principal): Promise<Principal | n
 /**
  * The principal an access token stands for at the time of the request (docs/oauth.md, "How
  * revocation and role changes reach access tokens"): null when it was revoked since it was issued
- * (a user token through its grant, `sid`; a client-credentials token through its `jti`), and for a
- * user token its scopes capped by the user's current role, so that a demotion takes effect
- * without waiting for the token to expire. The token's own scopes stay the ceiling: a promotion
- * gives back no more than it was issued with.
+ * (a user token through its grant, `sid`; a client-credentials token through its `jti` or its
+ * client), and for a user token its scopes capped by the user's current role, so that a demotion
+ * takes effect without waiting for the token to expire. The token's own scopes stay the ceiling: a
+ * promotion gives back no more than it was issued with.
  *
  * The answer is cached per token until the database changes (any write, here at once, in another
  * process within 250 ms): requests between writes look nothing up and allocate nothing.

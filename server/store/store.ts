@@ -13,6 +13,9 @@ import type {
   Grant,
   KeyId,
   KeyRow,
+  ListedClient,
+  ListedOrg,
+  ListedUser,
   LoginUser,
   NewClient,
   NewDelivery,
@@ -163,6 +166,14 @@ export interface ClientStore {
   find(id: string): Promise<OAuthClient | null>
   /** The client when `secret` is its secret; null otherwise (also for public clients). */
   authenticate(id: string, secret: string): Promise<OAuthClient | null>
+  /** `find` and `authenticate` know live clients only; the admin commands see revoked ones too. */
+  list(orgId: string): Promise<ListedClient[]>
+  describe(id: string): Promise<ListedClient | null>
+  isRevoked(id: string): Promise<boolean>
+  /** Replaces the scopes it may ask for; false when there is no such client. */
+  setScope(id: string, scope: string[]): Promise<boolean>
+  /** Revokes it and every grant it holds, in one transaction; false when it was not live. */
+  revoke(id: string): Promise<boolean>
 }
 
 export interface AuthorizationCodeStore {
@@ -234,6 +245,8 @@ export interface LoginUserStore {
   roleOf(id: string): Promise<string | null>
   setPasswordHash(userId: string, hash: string): Promise<void>
   exists(orgId: string, email: string): Promise<boolean>
+  /** The organization's users, oldest first (`api-server user list`). */
+  list(orgId: string): Promise<ListedUser[]>
 }
 
 export interface StoredQueryStore {
@@ -250,10 +263,15 @@ export interface StoredQueryStore {
 
 export interface OrgStore {
   create(name: string): Promise<Org>
-  /** Creates an organization whose name is not taken yet (OrgNameTakenError otherwise). */
+  /**
+   * Creates an organization whose name, in any case, is not taken yet (OrgNameTakenError
+   * otherwise); `create` refuses a taken name too, `createUnique` also a name that is an id.
+   */
   createUnique(name: string): Promise<Org>
-  /** By id or exact name. */
+  /** By id or exact name, else by name in any case. */
   find(idOrName: string): Promise<Org | null>
+  /** Every organization, oldest first (`api-server org list`). */
+  list(): Promise<ListedOrg[]>
   /** Whether any organization exists (serve's start-up hint names the first steps otherwise). */
   any(): Promise<boolean>
 }

@@ -134,6 +134,13 @@ export interface OAuthClient {
   scope: string[]
 }
 
+/** A client as the admin commands list it: never its secret, and revoked ones too. */
+export interface ListedClient extends OAuthClient {
+  createdAt: string
+  /** When `api-server client revoke` disabled it; null while it is live. */
+  revokedAt: string | null
+}
+
 export interface NewClient {
   name: string
   orgId: string | null
@@ -206,6 +213,16 @@ export interface LoginUser {
   passwordHash: string | null
 }
 
+/** A user as `api-server user list` shows them: whether they have a password, never its hash. */
+export interface ListedUser {
+  id: string
+  email: string
+  name: string
+  role: Role
+  hasPassword: boolean
+  createdAt: string
+}
+
 // stored queries
 /** A stored query expires this long after it was last sent or run (docs/query.md). */
 export const STORED_QUERY_TTL_MS = 30 * 24 * 3600 * 1000
@@ -237,7 +254,14 @@ export interface Org {
   name: string
 }
 
-/** An organization name in use: the admin commands find organizations by name (`--org Acme`). */
+export interface ListedOrg extends Org {
+  createdAt: string
+}
+
+/**
+ * An organization name in use, in any case (`acme` when `Acme` exists): the admin commands find
+ * organizations by name (`--org Acme`).
+ */
 export class OrgNameTakenError extends Error {
   override name = 'OrgNameTakenError'
 }

@@ -78,7 +78,9 @@ export async function resolveTarget(
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp))
     throw new TargetRefused(
-      allowHttp ? 'must be an https URL, or http to a loopback address' : 'must be an https URL',
+      allowHttp
+        ? 'must be an https URL, or http to a loopback address'
+        : 'must be an https URL (http to a loopback address needs serve --allow-http-webhooks)',
     )
   if (url.username || url.password) throw new TargetRefused('must not carry a user name or password')
   const host = url.hostname.replace(/^\[|\]$/g, '')
@@ -91,7 +93,8 @@ export async function resolveTarget(
   for (const address of addresses) {
     const kind = addressClass(address)
     if (kind === 'public' || (kind === 'loopback' && allowHttp)) continue
-    throw new TargetRefused(`its host resolves to ${WHY[kind]} (${address})`)
+    const allow = kind === 'loopback' ? '; serve --allow-http-webhooks allows loopback addresses' : ''
+    throw new TargetRefused(`its host resolves to ${WHY[kind]} (${address})${allow}`)
   }
   if (url.protocol === 'http:' && addresses.some((a) => addressClass(a) !== 'loopback'))
     throw new TargetRefused('http goes to a loopback address only; use https')

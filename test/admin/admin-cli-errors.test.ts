@@ -1,6 +1,15 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { adminCommand, runAdmin, runOk } from './run.ts'
@@ -60,7 +69,13 @@ const cases: [string, string[], number, RegExp][] = [
   ['org create without --name', cmd('org create'), 2, /--name is required/],
   ['org create with --name and no value', cmd('org create --name'), 2, /--name/],
   ['org create with a name taken', cmd('org create --name Acme'), 1, /exists already/],
-  ['user create without --password', cmd(USER), 2, /--password is required/],
+  [
+    'org create with a name taken in another case',
+    cmd('org create --name ACME'),
+    1,
+    /an organization named "ACME" exists already \(as "Acme"\)/,
+  ],
+  ['user create without --password', cmd(USER), 2, /--password or --password-stdin is required/],
   [
     'user create without --email',
     cmd('user create --org Acme --name E --password long-enough'),
@@ -80,6 +95,37 @@ const cases: [string, string[], number, RegExp][] = [
     /role must be one of/,
   ],
   ['user create with a short password', cmd(`${USER} --password short`), 2, /at least 8 characters/],
+  [
+    'user create with --password and --password-stdin',
+    cmd(`${USER} --password long-enough --password-stdin`),
+    2,
+    /--password or --password-stdin, not both/,
+  ],
+  [
+    'user create with --password-stdin and nothing on standard input',
+    cmd(`${USER} --password-stdin`),
+    2,
+    /--password-stdin found no password on standard input/,
+  ],
+  ['user list without --org', cmd('user list'), 2, /--org is required/],
+  [
+    'user set-password without a password',
+    cmd('user set-password --org Acme --email ann@acme.example'),
+    2,
+    /--password or --password-stdin is required/,
+  ],
+  [
+    'user set-password of a user that does not exist',
+    cmd('user set-password --org Acme --email nobody@acme.example --password long-enough'),
+    2,
+    /no user nobody@acme\.example in Acme/,
+  ],
+  [
+    'user set-password with a short password',
+    cmd('user set-password --org Acme --email ann@acme.example --password short'),
+    2,
+    /at least 8 characters/,
+  ],
   [
     'user create with a bad e-mail address',
     cmd('user create --org Acme --name E --email nope --password long-enough'),
@@ -130,9 +176,45 @@ const cases: [string, string[], number, RegExp][] = [
     2,
     /public client/,
   ],
+  ['client list without --org', cmd('client list'), 2, /--org is required/],
+  ['client update without the client', cmd('client update --scope read:orders'), 2, /needs the client's id/],
+  ['client update without --scope', cmd('client update clt_x'), 2, /--scope is required/],
+  [
+    'client update with an unknown scope',
+    cmd('client update clt_x --scope', 'read:orders read:secrets'),
+    2,
+    /unknown scope read:secrets/,
+  ],
+  [
+    'client update of a client that does not exist',
+    cmd('client update clt_nope --scope read:orders'),
+    2,
+    /no client "clt_nope"/,
+  ],
+  ['client revoke of a client that does not exist', cmd('client revoke clt_nope'), 2, /no client "clt_nope"/],
+  ["client revoke of the CLI's own client", cmd('client revoke api-cli'), 2, /command-line client's own/],
+  ['client create with a CLIENT argument', cmd(`${CLIENT} clt_x`), 2, /takes no CLIENT argument/],
   ['an unknown command', cmd('frobnicate'), 2, /unknown command "frobnicate"/],
   ['an unknown action', cmd('keys delete'), 2, /unknown action "keys delete"/],
   ['an unknown option', cmd('org create --name X --colour red'), 2, /--colour/],
+  [
+    'a mistyped option, as the CLI names it',
+    cmd('serve --prot 1'),
+    2,
+    /^api-server: unknown option --prot for api-server serve \(did you mean --port\?\); see: api-server serve --help$/m,
+  ],
+  [
+    'a mistyped option before the command, which took its value for the command',
+    cmd('--prot 1'),
+    2,
+    /unknown option --prot for api-server serve \(did you mean --port\?\)/,
+  ],
+  [
+    'a mistyped option of an admin command',
+    cmd('user list --org Acme --emial x'),
+    2,
+    /unknown option --emial for api-server user \(did you mean --email\?\)/,
+  ],
 ]
 
 describe('api-server with bad input', () => {
@@ -309,13 +391,48 @@ describe('files holding password hashes are created 0600, whatever the umask', (
     }
   }, 30_000)
 
-  it('creates only the default ./data directory on demand (its database 0600), and :memory: needs no file', async () => {
+  it('creates only the default ./data directory on demand (its database 0600)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'api-admin-default-'))
     try {
       expect((await runAdmin(['migrate'], null, { cwd, umask: '000' })).status).toBe(0)
       expect(modeOf(join(cwd, 'data', 'api.db'))).toBe(0o600)
-      expect((await runAdmin(['migrate'], ':memory:', { cwd })).status).toBe(0)
-      expect(existsSync(join(cwd, ':memory:'))).toBe(false)
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('an admin command on --db :memory:', () => {
+  const MEMORY =
+    "api-server: --db :memory: would be a new database that vanishes when this command ends; give the server's database file or postgres:// URL\n"
+  const commands: [string, string[]][] = [
+    ['migrate', cmd('migrate')],
+    ['seed', cmd('seed')],
+    ['org create', cmd('org create --name Initech')],
+    ['org list', cmd('org list')],
+    ['user create', cmd(`${USER} --password long-enough`)],
+    ['user list', cmd('user list --org Acme')],
+    [
+      'user set-password',
+      cmd('user set-password --org Acme --email ann@acme.example --password long-enough'),
+    ],
+    ['client create', cmd(CLIENT)],
+    ['client list', cmd('client list --org Acme')],
+    ['client update', cmd('client update clt_x --scope read:orders')],
+    ['client revoke', cmd('client revoke clt_x')],
+    ['keys rotate', cmd('keys rotate')],
+    ['backup', cmd('backup copy.db')],
+  ]
+  it.each(commands)('%s is refused: exit 2, one line, no file', async (_, args) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'api-admin-memory-'))
+    try {
+      expect(await runAdmin(args, ':memory:', { cwd })).toEqual({ status: 2, stdout: '', stderr: MEMORY })
+      expect(await runAdmin(args, null, { cwd, env: { API_DB: ':memory:' } })).toEqual({
+        status: 2,
+        stdout: '',
+        stderr: MEMORY,
+      })
+      expect(readdirSync(cwd)).toEqual([])
     } finally {
       rmSync(cwd, { recursive: true, force: true })
     }

@@ -84,3 +84,40 @@ describe('migration 6 (who made an event, in which request)', () => {
     expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
   })
 })
+
+describe('migration 8 (organization names unique whatever their case, revoked clients)', () => {
+  it('keeps two names of a version-7 database that differ only in case, the older holding the name', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'api-migrate-')), 'api.db'))
+    migrate(db, MIGRATIONS, 7)
+    const older = newId('org', Date.now())
+    const newer = newId('org', Date.now() + 1)
+    const other = newId('org', Date.now() + 2)
+    for (const [id, name, at] of [
+      [older, 'Acme', '2026-01-01T00:00:00.000Z'],
+      [newer, 'ACME', '2026-01-02T00:00:00.000Z'],
+      [other, 'Globex', '2026-01-03T00:00:00.000Z'],
+    ])
+      db.run('INSERT INTO orgs (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [
+        id!,
+        name!,
+        at!,
+        at!,
+      ])
+
+    expect(migrateDatabase(db)).toBe(MIGRATIONS.length)
+
+    expect(db.query('SELECT id, name, name_key FROM orgs ORDER BY created_at').all()).toEqual([
+      { id: older, name: 'Acme', name_key: 'acme' },
+      { id: newer, name: 'ACME', name_key: null },
+      { id: other, name: 'Globex', name_key: 'globex' },
+    ])
+    const store = sqliteStore(db)
+    // Each is still found by its own name; the name in another case finds the older.
+    expect((await store.orgs.find('ACME'))?.id).toBe(newer)
+    expect((await store.orgs.find('acme'))?.id).toBe(older)
+    for (const name of ['acme', 'ACME', 'globex'])
+      await expect(store.orgs.createUnique(name)).rejects.toThrow(/exists already/)
+    expect((await store.orgs.create('Initech')).name).toBe('Initech')
+    expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+  })
+})

@@ -51,15 +51,46 @@ describe('global flags before the command', () => {
 
 describe('help and version', () => {
   it.each([
-    ['org', ['$ api-server org create --name N']],
-    ['user', ['$ api-server user create --org ORG --email E --name N --role R --password P']],
-    ['client', ['$ api-server client create --name N --org ORG [--public]']],
+    ['org', ['$ api-server org create --name N', '$ api-server org list']],
+    [
+      'user',
+      [
+        '$ api-server user create --org ORG --email E --name N --role R (--password P | --password-stdin)',
+        '$ api-server user list --org ORG',
+        '$ api-server user set-password --org ORG --email E (--password-stdin | --password P)',
+      ],
+    ],
+    [
+      'client',
+      [
+        '$ api-server client create --name N --org ORG [--public]',
+        '$ api-server client list --org ORG',
+        '$ api-server client update CLIENT --scope "s1 s2"',
+        '$ api-server client revoke CLIENT',
+      ],
+    ],
     ['keys', ['$ api-server keys rotate']],
   ])('`%s --help` lists its actions on stdout', async (command, actions) => {
     const run = await runAdmin([command, '--help'], null)
     expect(run).toMatchObject({ status: 0, stderr: '' })
     expect(run.stdout).toContain('Actions:')
     for (const action of actions) expect(run.stdout).toContain(action)
+  })
+
+  it('`serve --help` lists --no-cache without a default, and every flag of the README', async () => {
+    const run = await runAdmin(['serve', '--help'], null)
+    expect(run).toMatchObject({ status: 0, stderr: '' })
+    expect(run.stdout).toMatch(
+      /^ {2}--no-cache {2,}Answer every read from the database \(the same as --cache-mb 0\) *$/m,
+    )
+    expect(run.stdout).not.toContain('(default: true)')
+    // The README's table of serve's flags names every flag the help lists.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const row = readme.split('\n').find((line) => line.startsWith('| `api-server serve`'))!
+    const flags = [...run.stdout.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!)
+    expect(flags).toContain('--allow-http-webhooks')
+    const named = (flag: string) => new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(row)
+    expect(flags.filter((flag) => !['--help', '--json'].includes(flag) && !named(flag))).toEqual([])
   })
 
   it('names the known actions when given an unknown one', async () => {

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { onPostgres } from '../support/backend.ts'
+import { postgresDatabase } from '../support/server.ts'
 
 export const ROOT = join(import.meta.dir, '../..')
 
@@ -24,6 +26,8 @@ export interface AdminOptions {
   timeoutMs?: number
   /** Environment variables to set (or, undefined, to remove) for this run. */
   env?: Record<string, string | undefined>
+  /** What the command reads on standard input (none when not given). */
+  stdin?: string
 }
 
 const AS_ROOT = process.getuid?.() === 0
@@ -47,6 +51,7 @@ export function adminCommand(args: string[], db: string | null, options: AdminOp
 export async function runAdmin(args: string[], db: string | null, options: AdminOptions = {}): Promise<Run> {
   const proc = Bun.spawn(adminCommand(args, db, options), {
     cwd: options.cwd ?? ROOT,
+    stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
     stdout: 'pipe',
     stderr: 'pipe',
     env: { ...process.env, API_DB: undefined, ...options.env },
@@ -62,8 +67,8 @@ export async function runAdmin(args: string[], db: string | null, options: Admin
 }
 
 /** Runs a command that must succeed and returns its stdout. */
-export async function runOk(args: string[], db: string): Promise<string> {
-  const run = await runAdmin(args, db)
+export async function runOk(args: string[], db: string, options: AdminOptions = {}): Promise<string> {
+  const run = await runAdmin(args, db, options)
   if (run.status !== 0) throw new Error(`api-server ${args.join(' ')} failed (${run.status}): ${run.stderr}`)
   return run.stdout
 }
@@ -136,4 +141,12 @@ export async function startServe(
       return status
     },
   }
+}
+
+/**
+ * A new database for admin commands on the suite's backend: a SQLite file in `dir`, or under
+ * `npm run test:postgres` a fresh PostgreSQL database's URL.
+ */
+export async function adminDatabase(dir: string, name: string): Promise<string> {
+  return onPostgres ? postgresDatabase() : join(dir, `${name}.db`)
 }

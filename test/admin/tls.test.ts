@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { publicHost } from '../../server/http/public-host.ts'
 import { BUN, CLI } from '../cli/harness.ts'
 import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
 import { runAdmin, runOk, type ServeProcess, startServe } from './run.ts'
@@ -325,5 +326,91 @@ describe('api-server serve --tls-cert --tls-key', () => {
         `api: could not reach ${server.url} (API_CA_CERT ${missing} cannot be read: ENOENT)\n`,
       )
     })
+  })
+})
+
+describe('api-server serve --host 0.0.0.0 with a certificate', () => {
+  let server: ServeProcess
+  let port: string
+  let home: string
+
+  beforeAll(async () => {
+    server = await startServe([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--db',
+      newDb(),
+      '--tls-cert',
+      certs.cert,
+      '--tls-key',
+      certs.key,
+    ])
+    port = new URL(server.url).port
+    home = mkdtempSync(join(dir, 'config-'))
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('names a host the certificate is for as the issuer and in the next steps, never 0.0.0.0', async () => {
+    // The test certificate is for 127.0.0.1 and localhost, not for this machine's name.
+    const origin = `https://localhost:${port}`
+    // The hint follows the listening line.
+    while (!server.stderr().includes('Then log in:')) await Bun.sleep(20)
+    const hint = server
+      .stderr()
+      .split('\n')
+      .filter((line) => !line.startsWith('api-server listening on'))
+    expect(hint.join('\n')).not.toContain('0.0.0.0')
+    expect(hint).toContain(
+      `Then log in: API_URL=${origin} npm run -s api -- login   (or API_URL=${origin} dist/api login after npm run build)`,
+    )
+    const metadata = await fetch(`${origin}/.well-known/oauth-authorization-server`, {
+      tls: { ca: readFileSync(certs.caCert, 'utf8') },
+    })
+    expect(((await metadata.json()) as { issuer: string }).issuer).toBe(origin)
+  })
+
+  it('the CLI says in plain words that the certificate is for other names than the one it reached', async () => {
+    const child = Bun.spawn([BUN, CLI, 'list', 'products'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        XDG_CONFIG_HOME: home,
+        API_URL: `https://127.0.0.2:${port}`,
+        API_CA_CERT: certs.caCert,
+        API_TOKEN: 'x',
+      },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
+    expect({ code, stdout, stderr }).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `api: could not reach https://127.0.0.2:${port} (the server's certificate is for 127.0.0.1 and localhost, not 127.0.0.2)\n`,
+    })
+  })
+})
+
+describe('publicHost (the issuer and next steps of a server on a wildcard address)', () => {
+  const pem = () => readFileSync(certs.cert, 'utf8')
+  // The test certificate is for 127.0.0.1 and localhost: the machine's name only when it covers it.
+  it.each([
+    ['127.0.0.1', 'no certificate', 'web1', '127.0.0.1'],
+    ['::1', 'no certificate', 'web1', '[::1]'],
+    ['0.0.0.0', 'no certificate', 'web1', 'web1'],
+    ['::', 'no certificate', 'web1', 'web1'],
+    ['0.0.0.0', 'the certificate', 'web1', 'localhost'],
+    ['::', 'the certificate', 'localhost', 'localhost'],
+  ] as const)('listening on %s with %s on machine %s is reached as %s', (host, tls, machine, expected) => {
+    expect(publicHost(host, tls === 'the certificate' ? pem() : undefined, machine)).toBe(expected)
   })
 })

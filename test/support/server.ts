@@ -130,7 +130,7 @@ let databases = 0
  * A fresh database on the suite's PostgreSQL server (`npm run test:postgres` starts it), and a clean
  * Redis: each test server starts from nothing, as a new SQLite file does.
  */
-async function postgresDatabase(): Promise<string> {
+export async function postgresDatabase(): Promise<string> {
   const url = process.env.API_TEST_POSTGRES_URL
   if (!url)
     throw new Error('API_TEST_BACKEND=postgres needs API_TEST_POSTGRES_URL (npm run test:postgres sets it)')

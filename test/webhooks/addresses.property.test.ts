@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { addressClass } from '../../server/webhooks/addresses.ts'
+import { checkUrl } from '../../server/webhooks/hooks.ts'
 import { resolveTarget, TargetRefused } from '../../server/webhooks/target.ts'
+import { ApiError } from '../../shared/errors.ts'
 
 const byte = fc.integer({ min: 0, max: 255 })
 const v4 = (a: fc.Arbitrary<number>, b: fc.Arbitrary<number> = byte) =>
@@ -146,6 +148,17 @@ describe('the address classifier', () => {
       }),
       { numRuns: 50 },
     )
+  })
+
+  test('a loopback URL refused without allowHttp names serve --allow-http-webhooks in its 422', async () => {
+    for (const url of ['http://127.0.0.1:3000/x', 'https://127.0.0.1:3000/x', 'http://[::1]/x']) {
+      const refused = await checkUrl(url, { allowHttp: false }).catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(ApiError)
+      expect((refused as ApiError).status).toBe(422)
+      expect((refused as ApiError).details).toEqual([
+        { field: 'url', message: expect.stringContaining('serve --allow-http-webhooks') },
+      ])
+    }
   })
 
   test('loopback passes only with allowHttp, and http goes nowhere else', async () => {

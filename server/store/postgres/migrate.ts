@@ -6,9 +6,10 @@ import schema from './migrations/0001_schema.sql' with { type: 'text' }
 import eventActors from './migrations/0002_event_actors.sql' with { type: 'text' }
 import bigintIntegers from './migrations/0003_bigint_integers.sql' with { type: 'text' }
 import webhooks from './migrations/0004_webhooks.sql' with { type: 'text' }
+import operatorCommands from './migrations/0005_operator_commands.sql' with { type: 'text' }
 
 /** Every migration in order; a migration is never edited once released, only followed by another. */
-const FILES: string[] = [schema, eventActors, bigintIntegers, webhooks]
+const FILES: string[] = [schema, eventActors, bigintIntegers, webhooks, operatorCommands]
 
 /**
  * The statements of a migration file: separated by blank lines; a line starting with `--` is a

@@ -4,7 +4,7 @@ import { newId } from '../../../shared/ids.ts'
 import { ALL_SCOPES } from '../../../shared/resources/index.ts'
 import { isoNow } from '../../../shared/time.ts'
 import type { Executor } from '../executor.ts'
-import { CLI_CLIENT_ID, type NewClient, type OAuthClient } from '../types.ts'
+import { CLI_CLIENT_ID, type ListedClient, type NewClient, type OAuthClient } from '../types.ts'
 
 interface ClientRow {
   id: string
@@ -15,6 +15,8 @@ interface ClientRow {
   redirect_uris: string
   grant_types: string
   scope: string
+  created_at: string
+  revoked_at: string | null
 }
 
 // Client secrets are 256 random bits, so a fast hash is enough at rest (unlike passwords, they
@@ -84,18 +86,23 @@ function fromRow(row: ClientRow): OAuthClient {
   }
 }
 
+/** A live client: a revoked one is no client to the OAuth endpoints (docs/operations.md, "Admin commands"). */
 export async function findClient(x: Executor, id: string): Promise<OAuthClient | null> {
-  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ?', [id])) as ClientRow | null
+  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ? AND revoked_at IS NULL', [
+    id,
+  ])) as ClientRow | null
   return row ? fromRow(row) : null
 }
 
-/** The client when `secret` is its secret; null otherwise (also for public clients). */
+/** The client when `secret` is its secret and it is live; null otherwise (also for public clients). */
 export async function authenticateClient(
   x: Executor,
   id: string,
   secret: string,
 ): Promise<OAuthClient | null> {
-  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ?', [id])) as ClientRow | null
+  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ? AND revoked_at IS NULL', [
+    id,
+  ])) as ClientRow | null
   if (!row || row.secret_hash === null) return null
   const given = new TextEncoder().encode(hashSecret(secret))
   const stored = new TextEncoder().encode(row.secret_hash)
@@ -115,4 +122,62 @@ export async function ensureCliClient(x: Executor): Promise<void> {
     scope: [...ALL_SCOPES],
   }
   await insertClient(x, client, null, isoNow())
+}
+
+const listed = (row: ClientRow): ListedClient => ({
+  ...fromRow(row),
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+})
+
+/** The organization's clients, revoked ones too, oldest first. */
+export async function listClients(x: Executor, orgId: string): Promise<ListedClient[]> {
+  const rows = (await x.all('SELECT * FROM oauth_clients WHERE org_id = ? ORDER BY created_at, id', [
+    orgId,
+  ])) as ClientRow[]
+  return rows.map(listed)
+}
+
+/** A client as stored, revoked or not; null when there is none with this id. */
+export async function describeClient(x: Executor, id: string): Promise<ListedClient | null> {
+  const row = (await x.get('SELECT * FROM oauth_clients WHERE id = ?', [id])) as ClientRow | null
+  return row ? listed(row) : null
+}
+
+/** Whether the client was revoked (an unknown id was not: its tokens fail their own checks). */
+export async function clientRevoked(x: Executor, id: string): Promise<boolean> {
+  return (await x.get('SELECT 1 FROM oauth_clients WHERE id = ? AND revoked_at IS NOT NULL', [id])) !== null
+}
+
+/** Replaces the scopes the client may ask for; false when there is no such client. */
+export async function setClientScope(x: Executor, id: string, scope: string[]): Promise<boolean> {
+  const now = isoNow()
+  return (
+    (await x.run('UPDATE oauth_clients SET scope = ?, updated_at = ? WHERE id = ?', [
+      scope.join(' '),
+      now,
+      id,
+    ])) > 0
+  )
+}
+
+/**
+ * Revokes a client and, in the same transaction, every grant it holds: its refresh tokens and its
+ * users' access tokens (through their grant) stop working, and its client-credentials tokens are
+ * refused because their client is (server/auth/current-access.ts). False when it was not live.
+ */
+export async function revokeClient(x: Executor, id: string): Promise<boolean> {
+  const now = isoNow()
+  return x.transaction(async (x) => {
+    const revoked = await x.run(
+      'UPDATE oauth_clients SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL',
+      [now, now, id],
+    )
+    if (revoked === 0) return false
+    await x.run(
+      'UPDATE oauth_grants SET revoked_at = ?, updated_at = ? WHERE client_id = ? AND revoked_at IS NULL',
+      [now, now, id],
+    )
+    return true
+  })
 }

@@ -3,10 +3,19 @@ import type { Executor } from '../executor.ts'
 import type { ExpiringKind, Tx } from '../store.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
 import { countChildren, selectByIds, selectChildPages } from './batch.ts'
-import { authenticateClient, createClient, findClient } from './clients.ts'
+import {
+  authenticateClient,
+  clientRevoked,
+  createClient,
+  describeClient,
+  findClient,
+  listClients,
+  revokeClient,
+  setClientScope,
+} from './clients.ts'
 import { findAnswer, lockKey, purgeExpiredIdempotencyKeys, saveAnswer } from './idempotency.ts'
 import { insertFirstKey, insertKey, liveKeys } from './keys.ts'
-import { roleOfUser, userById, usersByEmail } from './login-users.ts'
+import { listUsers, roleOfUser, userById, usersByEmail } from './login-users.ts'
 import {
   findAuthorizationCode,
   insertAuthorizationCode,
@@ -36,7 +45,7 @@ import {
   revokeGrant,
 } from './oauth-grants.ts'
 import { purgeExpiredRevocations, revokeTokenId, tokenIdRevoked } from './oauth-revoked-tokens.ts'
-import { anyOrg, createOrg, createUniqueOrg, findOrg } from './orgs.ts'
+import { anyOrg, createOrg, createUniqueOrg, findOrg, listOrgs } from './orgs.ts'
 import { hasUser, setPasswordHash } from './passwords.ts'
 import {
   deleteQuery,
@@ -163,6 +172,11 @@ export function txOver(x: Executor, backend: Backend): Tx {
       create: (input) => createClient(x, input),
       find: (id) => findClient(x, id),
       authenticate: (id, secret) => authenticateClient(x, id, secret),
+      list: (orgId) => listClients(x, orgId),
+      describe: (id) => describeClient(x, id),
+      isRevoked: (id) => clientRevoked(x, id),
+      setScope: (id, scope) => setClientScope(x, id, scope),
+      revoke: (id) => revokeClient(x, id),
     },
     codes: {
       insert: (code, input, now) => insertAuthorizationCode(x, code, input, now),
@@ -199,6 +213,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       roleOf: (id) => roleOfUser(x, id),
       setPasswordHash: (userId, hash) => setPasswordHash(x, userId, hash),
       exists: (orgId, email) => hasUser(x, orgId, email),
+      list: (orgId) => listUsers(x, orgId),
     },
     queries: {
       save: (query, now) => saveQuery(x, query, now),
@@ -213,6 +228,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       createUnique: (name) => createUniqueOrg(x, name),
       find: (idOrName) => findOrg(x, idOrName),
       any: () => anyOrg(x),
+      list: () => listOrgs(x),
     },
     settings: {
       instanceSecret: (name) => instanceSecret(x, name),

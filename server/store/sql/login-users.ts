@@ -1,5 +1,5 @@
 import type { Executor } from '../executor.ts'
-import type { LoginUser, Role } from '../types.ts'
+import type { ListedUser, LoginUser, Role } from '../types.ts'
 
 interface LoginRow {
   id: string
@@ -43,4 +43,28 @@ export async function userById(x: Executor, id: string): Promise<LoginUser | nul
 export async function roleOfUser(x: Executor, id: string): Promise<string | null> {
   const row = (await x.get('SELECT role FROM users WHERE id = ?', [id])) as { role: string } | null
   return row?.role ?? null
+}
+
+/** The organization's users, oldest first, with whether each has a password (never its hash). */
+export async function listUsers(x: Executor, orgId: string): Promise<ListedUser[]> {
+  const rows = (await x.all(
+    `SELECT id, email, name, role, password_hash IS NOT NULL AS has_password, created_at FROM users
+     WHERE org_id = ? ORDER BY created_at, id`,
+    [orgId],
+  )) as {
+    id: string
+    email: string
+    name: string
+    role: Role
+    has_password: number | boolean
+    created_at: string
+  }[]
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    hasPassword: row.has_password === true || row.has_password === 1,
+    createdAt: row.created_at,
+  }))
 }

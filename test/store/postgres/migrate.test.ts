@@ -319,6 +319,29 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     expect([...rows]).toEqual(Array.from({ length: MIGRATION_FILES }, (_, i) => ({ version: i + 1, n: '1' })))
   })
 
+  it('gives names that differ only in case the key to the older one, and builds the unique index (migration 5)', async () => {
+    const { sql: old } = await freshDatabase(1)
+    await migratePostgres(old)
+    // Back to version 4, where two names could differ only in case.
+    await old`DROP INDEX orgs_name_key_unique`
+    await old`ALTER TABLE orgs DROP COLUMN name_key`
+    await old`ALTER TABLE oauth_clients DROP COLUMN revoked_at`
+    await old`DELETE FROM schema_migrations WHERE version = 5`
+    await old`INSERT INTO orgs (id, name, created_at, updated_at) VALUES
+      ('org_1', 'Acme', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+      ('org_2', 'ACME', '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z'),
+      ('org_3', 'Globex', '2026-01-03T00:00:00.000Z', '2026-01-03T00:00:00.000Z')`
+    expect(await migratePostgres(old)).toBe(MIGRATION_FILES)
+    expect([...(await old`SELECT id, name, name_key FROM orgs ORDER BY id`)]).toEqual([
+      { id: 'org_1', name: 'Acme', name_key: 'acme' },
+      { id: 'org_2', name: 'ACME', name_key: null },
+      { id: 'org_3', name: 'Globex', name_key: 'globex' },
+    ])
+    await expect(
+      old`INSERT INTO orgs (id, name, name_key, created_at, updated_at) VALUES ('org_4', 'acme', 'acme', '', '')`,
+    ).rejects.toThrow(/orgs_name_key_unique/)
+  })
+
   describe('with rows', () => {
     const org = 'org_1'
     const now = '2026-01-01T00:00:00.000Z'
