@@ -13,7 +13,8 @@ const postgres = await startTestPostgres()
 const redis = await startTestRedis()
 let code = 1
 try {
-  const child = Bun.spawn([process.execPath, 'test', ...process.argv.slice(2)], {
+  // The per-test timeout as `npm test` sets it (package.json): Bun reads it only from the command line.
+  const child = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...process.argv.slice(2)], {
     stdio: ['inherit', 'inherit', 'inherit'],
     env: {
       ...process.env,
