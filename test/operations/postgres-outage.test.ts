@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
+import { UNAVAILABLE_MESSAGE } from '../../server/graphql/errors.ts'
 import { createLogger } from '../../server/ops/logger.ts'
 import { type RunningServer, serve } from '../../server/serve.ts'
 import { DATABASE_UNAVAILABLE } from '../../server/store/availability.ts'
@@ -127,9 +128,25 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
       // Nothing of the driver, the SQL or a stack.
       expect(text).not.toMatch(/postgres|ERR_|closed|select |insert |\n\s+at /i)
     }
+    // Reads, GraphQL and the token endpoint say the same in their own shapes.
     const read = await api('/api/v2/users')
     expect(read.status).toBe(503)
     expect(await read.json()).toEqual(UNAVAILABLE_BODY)
+    const graphql = await api('/graphql', { method: 'POST', json: { query: '{ users { totalCount } }' } })
+    expect(graphql.status).toBe(200)
+    const { errors } = (await graphql.json()) as { errors: { message: string; extensions: unknown }[] }
+    expect(errors[0]).toMatchObject({
+      message: UNAVAILABLE_MESSAGE,
+      extensions: { code: 'INTERNAL', reason: 'UNAVAILABLE', retryAfter: 1 },
+    })
+    const tokenRequest = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${btoa('clt_x:secret')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    })
+    expect(tokenRequest.status).toBe(503)
+    expect(tokenRequest.headers.get('retry-after')).toBe('1')
+    expect(((await tokenRequest.json()) as { error: string }).error).toBe('temporarily_unavailable')
     const ready = await fetch(`${server.url}/readyz`)
     expect(ready.status).toBe(503)
     expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'the database does not answer' })
