@@ -58,6 +58,36 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
       headers: { 'Idempotency-Key': key },
     })
 
+  /** Event ids a subscription (GraphQL over server-sent events) receives, as they come. */
+  const subscribe = async () => {
+    const received: string[] = []
+    const response = await api('/graphql', {
+      method: 'POST',
+      json: { query: 'subscription { events(types: ["user.created"]) { id } }' },
+      headers: { Accept: 'text/event-stream' },
+    })
+    expect(response.status).toBe(200)
+    const reader = response.body!.getReader()
+    const stream = { received, ended: false, cancel: () => reader.cancel() }
+    void (async () => {
+      let text = ''
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+        if (done) break
+        text += new TextDecoder().decode(value)
+        const blocks = text.split('\n\n')
+        text = blocks.pop()!
+        for (const block of blocks) {
+          const data = block.split('\n').find((line) => line.startsWith('data: '))
+          if (!block.includes('event: next') || !data) continue
+          received.push((JSON.parse(data.slice(6)) as { data: { events: { id: string } } }).data.events.id)
+        }
+      }
+      stream.ended = true
+    })()
+    return stream
+  }
+
   beforeAll(async () => {
     postgres = await startTestPostgres({ own: true })
     db = await postgres.database('outage')
@@ -88,6 +118,7 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
   it('answers 503 UNAVAILABLE with Retry-After, logs the outage once each way, and performs each retried write once', async () => {
     expect((await create('before')).status).toBe(201)
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    const subscription = await subscribe()
 
     // Three creates held inside their transactions: the event log's lock is taken elsewhere.
     let release!: () => void
@@ -178,5 +209,9 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
     expect(logged(BACK)[0]).toMatchObject({ level: 'warn', unavailableMs: expect.any(Number) })
     expect(logged('unexpected error')).toEqual([])
     expect(lines.filter((line) => line.msg === 'request' && line.status === 503).length).toBeGreaterThan(5)
+    // The subscription opened before the outage lived through it and got the creates made after.
+    expect(await until(() => subscription.received.length >= 4, 5_000)).toBe(true)
+    expect(subscription.ended).toBe(false)
+    await subscription.cancel()
   }, 60_000)
 })
