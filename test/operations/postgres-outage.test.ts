@@ -209,9 +209,32 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
     expect(logged(BACK)[0]).toMatchObject({ level: 'warn', unavailableMs: expect.any(Number) })
     expect(logged('unexpected error')).toEqual([])
     expect(lines.filter((line) => line.msg === 'request' && line.status === 503).length).toBeGreaterThan(5)
+
     // The subscription opened before the outage lived through it and got the creates made after.
     expect(await until(() => subscription.received.length >= 4, 5_000)).toBe(true)
     expect(subscription.ended).toBe(false)
     await subscription.cancel()
   }, 60_000)
+})
+
+describeWithPostgres("a store's LISTEN connection after PostgreSQL restarts", () => {
+  let postgres: TestPostgres
+  let store: Store
+
+  beforeAll(async () => {
+    postgres = await startTestPostgres({ own: true })
+    store = openPostgresStore(await postgres.database('listen_again'))
+    await store.migrate()
+  }, 60_000)
+  afterAll(async () => {
+    await store?.close()
+    await postgres?.stop()
+  })
+
+  it("drops the caches of facts once it listens again: other instances' writes meanwhile went unheard", async () => {
+    const before = store.changes.others()
+    await postgres.stopServer('fast')
+    await postgres.startAgain()
+    expect(await until(() => store.changes.others() > before)).toBe(true)
+  })
 })

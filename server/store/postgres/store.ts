@@ -67,10 +67,20 @@ export function openPostgresStore(url: string, listenUrl?: string, outage?: Outa
   const backend = { events: POSTGRES_EVENT_LOG }
   const tx = txOver(root, backend)
   let listening: Promise<{ unlisten(): Promise<void> }> | undefined
+  let listened = false
   const listen = () => {
-    listening ??= listener.listen(CHANGES_CHANNEL, (payload) => {
-      if (payload !== instance) others++
-    })
+    listening ??= listener.listen(
+      CHANGES_CHANNEL,
+      (payload) => {
+        if (payload !== instance) others++
+      },
+      // Bun.sql listens again after its connection was lost (a restart of PostgreSQL): what other
+      // instances wrote meanwhile was never heard, so the caches of facts are dropped.
+      () => {
+        if (listened) others++
+        listened = true
+      },
+    )
     return listening
   }
   // PostgreSQL's own setting decides, not `--durability`: synchronous_commit = on (the default,
