@@ -23,7 +23,7 @@ export interface OpenOptions {
   durability?: Durability
   /** `--db-listen`: a direct PostgreSQL URL for the change notifications. */
   listen?: string
-  /** Told once when PostgreSQL stops answering and once when it answers again. */
+  /** Told once when the database stops answering and once when it answers again. */
   outage?: OutageReport
 }
 
@@ -36,5 +36,5 @@ export function openStore(location: string, options: OpenOptions = {}): Store {
   const { durability = 'full', listen, outage } = options
   return isPostgresUrl(location)
     ? openPostgresStore(location, listen, outage)
-    : openSqliteStore(location, durability)
+    : openSqliteStore(location, durability, outage)
 }
