@@ -35,7 +35,8 @@ function describeScope(scope: string): string {
 
 /**
  * What the edge adds to every operation (server/http/edge.ts): 414, 429 (except on the health
- * probes) and 500, and 408 and 413 where there is a body; and the headers of every response, with
+ * probes), 500, 503 (the database cannot be reached, or the server is starting), and 408 and 413
+ * where there is a body; and the headers of every response, with
  * a deprecated version's own on its paths. Paths outside the version write their errors out,
  * since the component responses carry the version's headers.
  */
@@ -52,6 +53,7 @@ function withEdgeResponses(paths: Record<string, JsonObject>, prefix: string, de
         414,
         ...(UNMETERED.has(path) ? [] : [429]),
         500,
+        503,
         ...(operation.requestBody ? [408, 413] : []),
       ]
       for (const status of statuses)
