@@ -11,6 +11,7 @@ import { errorResponse } from './http/responses.ts'
 import { HSTS, loadTls, type TlsFiles } from './http/tls.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
+import { describeFailure, type OutageReport } from './store/availability.ts'
 import { describeLocation, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
 import type { Durability } from './store/types.ts'
@@ -77,13 +78,32 @@ export interface RunningServer {
   stop: () => Promise<void>
 }
 
+/**
+ * An outage of the database in two lines, whoever meets it first (a request, a job, `/readyz`);
+ * meanwhile requests answer 503 (server/store/availability.ts) and only their access lines say so.
+ */
+function databaseOutageLog(logger: Logger): OutageReport {
+  return {
+    lost: (cause) =>
+      logger.log('error', 'database unreachable: requests answer 503 until it answers again', {
+        error: describeFailure(cause),
+      }),
+    back: (unavailableMs) => logger.log('warn', 'database answers again', { unavailableMs }),
+  }
+}
+
 /** Opens and migrates the database, then serves the API until stopped. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   // A certificate or key it cannot use fails here, naming the file, before the database opens.
   const tls = options.tls ? loadTls(options.tls) : undefined
   const scheme = tls ? 'https' : 'http'
   const trustProxy = options.trustProxy ?? false
-  const store = openStore(options.db, options.durability, options.dbListen)
+  const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
+  const store = openStore(options.db, {
+    durability: options.durability,
+    listen: options.dbListen,
+    outage: databaseOutageLog(logger),
+  })
   await store.migrate()
   await options.prepare?.(store)
   // The port is only known after listening when 0 was asked for; the issuer follows it.
@@ -94,7 +114,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   let fetchHandler: (request: Request) => Promise<Response> = async () =>
     errorResponse(unavailable('The server is starting; try again in a moment.'))
   let app: App | undefined
-  const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
   const server = Bun.serve<SocketData>({
     hostname: options.host,
     port: options.port,

@@ -38,9 +38,25 @@ const FROM_API: Partial<Record<ErrorCode, GraphQLErrorCode>> = {
 }
 
 export const INTERNAL_MESSAGE = 'The server could not complete the request.'
+/** REST's message names the Idempotency-Key, which mutations do not take (docs/graphql.md). */
+export const UNAVAILABLE_MESSAGE =
+  'The database cannot be reached, so this request was not acknowledged: try again in a moment.'
+
+/**
+ * The contract's GraphQL codes have none for REST's 503: a database that cannot be reached is
+ * `INTERNAL` with `reason: "UNAVAILABLE"` (the REST code, as `BAD_USER_INPUT` carries its own),
+ * `retryAfter` (seconds, REST's Retry-After) and a message that says to retry (docs/graphql.md).
+ */
+function unavailableError(error: ApiError): GraphQLError {
+  const retryAfter = Number(error.headers['Retry-After'] ?? 1)
+  return new GraphQLError(UNAVAILABLE_MESSAGE, {
+    extensions: { code: 'INTERNAL', reason: 'UNAVAILABLE', retryAfter },
+  })
+}
 
 /** The GraphQL error for an engine error, keeping its message and field details. */
 export function fromApiError(error: ApiError): GraphQLError {
+  if (error.code === 'UNAVAILABLE') return unavailableError(error)
   const code = FROM_API[error.code]
   if (!code) return internalError()
   const extensions: Record<string, unknown> = { code }

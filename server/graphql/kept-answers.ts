@@ -13,6 +13,7 @@ import type { Plugin } from 'graphql-yoga'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Principal, TokenVerifier } from '../auth/tokens.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
+import { isDatabaseUnavailable } from '../store/availability.ts'
 import type { GraphQLContext } from './context.ts'
 import { GRAPHQL_PATH, typeName } from './names.ts'
 
@@ -193,8 +194,15 @@ export async function cachedOperation(options: CachedOperationOptions): Promise<
   const described = principal && requestKey(request, options.json)
   if (principal === undefined || described === undefined) return run(principal, undefined)
   const key = cache.operationKeyOf(principal, described)
-  let stamp = cache.stamp(principal.orgId)
-  if (stamp instanceof Promise) stamp = await stamp
+  let stamp: number
+  try {
+    const read = cache.stamp(principal.orgId)
+    stamp = read instanceof Promise ? await read : read
+  } catch (error) {
+    // The database cannot be reached: the operation answers it as GraphQL does, 200 with the error.
+    if (isDatabaseUnavailable(error)) return run(principal, undefined)
+    throw error
+  }
   const kept = cache.operation(key, stamp)
   if (kept !== undefined)
     return new Response(kept.text, {

@@ -104,6 +104,8 @@ export function withArgumentNames<T>(resource: Resource | undefined, nested: boo
         .replace(/\b(limit|cursor)\b/g, (m) => RENAMED[m]!)
         .replace(/\bparameters?\b/g, (m) => m.replace('parameter', 'argument')),
       error.details.map((d) => ({ field: rename(d.field), message: d.message })),
+      error.headers,
+      { cause: error.cause },
     )
   }
   try {

@@ -11,6 +11,7 @@ import { readForm } from './form.ts'
 import {
   accountStep,
   currentUser,
+  failurePage,
   type InteractionTarget,
   loginPage,
   messagePage,
@@ -162,11 +163,6 @@ export async function authorizeEndpoint(ctx: OAuthContext, request: Request): Pr
     if (error instanceof AuthorizationRequestError) return requestErrorResponse(ctx, error)
     if (error instanceof OAuthError)
       return messagePage(400, 'This request cannot be completed', error.description)
-    ctx.log(error)
-    return messagePage(
-      500,
-      'Something went wrong',
-      'The server could not complete the request. Try again later.',
-    )
+    return failurePage(ctx, error)
   }
 }

@@ -7,6 +7,7 @@ import { readForm } from './form.ts'
 import {
   accountStep,
   currentUser,
+  failurePage,
   type InteractionTarget,
   loginPage,
   messagePage,
@@ -191,11 +192,6 @@ export async function devicePage(ctx: OAuthContext, request: Request): Promise<R
   } catch (error) {
     if (error instanceof OAuthError)
       return messagePage(400, 'This request cannot be completed', error.description)
-    ctx.log(error)
-    return messagePage(
-      500,
-      'Something went wrong',
-      'The server could not complete the request. Try again later.',
-    )
+    return failurePage(ctx, error)
   }
 }

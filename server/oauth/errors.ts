@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../store/availability.ts'
+
 /**
  * RFC 6749 §5.2 error codes (and RFC 8628 §3.5 for the device flow); `temporarily_unavailable`
  * (RFC 6749 §4.1.2.1) answers a client id locked out by failed authentications.
@@ -27,6 +29,17 @@ export class OAuthError extends Error {
     super(description)
     this.name = 'OAuthError'
   }
+}
+
+/**
+ * A request that failed because the database cannot be reached (server/store/availability.ts):
+ * `temporarily_unavailable`, RFC 6749's "try again later" (§4.1.2.1), as a 503 with Retry-After.
+ * Undefined for any other error.
+ */
+export function unavailableOAuthError(error: unknown): OAuthError | undefined {
+  if (!isDatabaseUnavailable(error)) return undefined
+  const description = 'The server cannot reach its database; try again in a moment.'
+  return new OAuthError('temporarily_unavailable', description, 503, error.headers)
 }
 
 /** Token responses and their errors are never cached (RFC 6749 §5.1). */

@@ -1,5 +1,6 @@
 import { clientAddress } from '../http/client-address.ts'
 import type { OAuthContext } from './context.ts'
+import { unavailableOAuthError } from './errors.ts'
 import { checkLogin } from './login.ts'
 import type { Html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
@@ -46,6 +47,25 @@ export interface InteractionTarget {
 }
 
 const ACCOUNTS_TTL_S = 300
+
+/**
+ * The page of a request that failed unexpectedly: 503 with Retry-After while the database cannot
+ * be reached (the person tries again), else 500, its cause logged and not shown.
+ */
+export function failurePage(ctx: OAuthContext, error: unknown): Response {
+  const unavailable = unavailableOAuthError(error)
+  if (unavailable) {
+    const response = messagePage(503, 'Try again in a moment', unavailable.description)
+    for (const [name, value] of Object.entries(unavailable.headers)) response.headers.set(name, value)
+    return response
+  }
+  ctx.log(error)
+  return messagePage(
+    500,
+    'Something went wrong',
+    'The server could not complete the request. Try again later.',
+  )
+}
 
 /** A page that only tells something: an error, or the end of the device flow. */
 export function messagePage(status: number, title: string, message: string, detail?: string): Response {

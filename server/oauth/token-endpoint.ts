@@ -2,7 +2,7 @@ import { issueAccessToken } from '../auth/tokens.ts'
 import type { OAuthClient } from '../store/types.ts'
 import { identifyClient } from './client-auth.ts'
 import type { OAuthContext } from './context.ts'
-import { OAuthError, oauthErrorResponse } from './errors.ts'
+import { OAuthError, oauthErrorResponse, unavailableOAuthError } from './errors.ts'
 import { readForm } from './form.ts'
 import { authorizationCodeGrant } from './grants/authorization-code.ts'
 import { deviceCodeGrant } from './grants/device-code.ts'
@@ -41,12 +41,17 @@ const GRANTS: Record<
   [DEVICE_CODE]: deviceCodeGrant,
 }
 
-/** Runs an OAuth endpoint: OAuthErrors become RFC 6749 §5.2 answers, anything else a 500 that hides its cause. */
+/**
+ * Runs an OAuth endpoint: OAuthErrors become RFC 6749 §5.2 answers, a database that cannot be
+ * reached a 503, anything else a 500 that hides its cause.
+ */
 export async function oauthEndpoint(ctx: OAuthContext, run: () => Promise<Response>): Promise<Response> {
   try {
     return await run()
   } catch (error) {
     if (error instanceof OAuthError) return oauthErrorResponse(error)
+    const unavailable = unavailableOAuthError(error)
+    if (unavailable) return oauthErrorResponse(unavailable)
     ctx.log(error)
     return oauthErrorResponse(
       new OAuthError('server_error', 'The server could not complete the request.', 500),

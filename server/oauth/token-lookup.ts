@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose'
 import type { Principal } from '../auth/tokens.ts'
+import { isDatabaseUnavailable } from '../store/availability.ts'
 import type { Grant } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 
@@ -14,7 +15,9 @@ async function accessToken(ctx: OAuthContext, token: string): Promise<FoundToken
   try {
     const principal = await ctx.verifier.verify(token)
     return { kind: 'access_token', principal, claims: decodeJwt(token) }
-  } catch {
+  } catch (error) {
+    // Not an answer about the token: introspection must not call it inactive meanwhile.
+    if (isDatabaseUnavailable(error)) throw error
     return null
   }
 }

@@ -20,7 +20,7 @@ const MEANING: Record<number, string> = {
   422: 'the body is well-formed but not valid; a detail per field',
   429: 'the rate limit is spent; try again after Retry-After seconds',
   500: 'the server could not complete the request (no details are given)',
-  503: 'the service cannot answer now: it is starting, the database cannot be reached, or a QUERY ran out of its time budget; try again after Retry-After seconds',
+  503: 'the service cannot answer now: it is starting, the database cannot be reached, or a QUERY ran out of its time budget; nothing was acknowledged: try again after Retry-After seconds (a write with the same Idempotency-Key happens once)',
 }
 
 /**

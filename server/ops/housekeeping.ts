@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../store/availability.ts'
 import { EXPIRING_KINDS, type Store } from '../store/store.ts'
 import type { Logger } from './logger.ts'
 
@@ -19,7 +20,9 @@ const HOUSEKEEPING_DEFAULTS: HousekeepingOptions = {
 /**
  * One run: at most `limit` expired rows of each kind, each kind one statement (its own short
  * transaction, so the writer lock is never held long). A kind that fails is logged and skipped;
- * the others still run. Returns how many rows of each kind were deleted.
+ * the others still run. A database that cannot be reached ends the run, unlogged: the store
+ * reports the outage once (server/store/availability.ts). Returns how many rows of each kind were
+ * deleted.
  */
 export async function runHousekeeping(
   store: Store,
@@ -33,6 +36,7 @@ export async function runHousekeeping(
       const count = await store.purgeExpired(kind, now, limit)
       if (count > 0) deleted[kind] = count
     } catch (error) {
+      if (isDatabaseUnavailable(error)) break
       logger.error(error, { job: 'housekeeping', kind })
     }
   }
@@ -64,7 +68,7 @@ export function startHousekeeping(
       if (Object.keys(deleted).length > 0)
         logger.log('info', 'housekeeping', { deleted, durationMs: clock() - started })
     } catch (error) {
-      logger.error(error, { job: 'housekeeping' })
+      if (!isDatabaseUnavailable(error)) logger.error(error, { job: 'housekeeping' })
     }
     schedule(everyMs)
   }

@@ -1,6 +1,7 @@
 import { badRequest } from '../../shared/errors.ts'
 import { events } from '../../shared/resources/events.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
+import { isDatabaseUnavailable } from '../store/availability.ts'
 import type { EventFilter } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
 import type { Entity } from './reads.ts'
@@ -13,6 +14,8 @@ const BATCH = 100
 /** A waiting stream looks again at least this often, whatever the ticker says. */
 const MAX_WAIT_MS = 30_000
 export const MAX_EVENT_TYPES = 50
+/** How soon a stream looks again while the database cannot be reached. */
+const UNAVAILABLE_RETRY_MS = 1_000
 
 export interface EventStreamOptions {
   /** Only events of these types (`order.created`); all when absent or empty. */
@@ -107,8 +110,7 @@ export class EventFeed {
       (last) => {
         this.seen = last
       },
-      // The database is gone (shutdown): end the streams.
-      () => this.close(),
+      (error) => this.failed(error),
     )
   }
 
@@ -117,13 +119,20 @@ export class EventFeed {
     this.timer = null
   }
 
+  /**
+   * The database is closed (shutdown): the streams end rather than fail on every tick. One that
+   * cannot be reached for now (a restart) ends nothing: the streams wait, and the ticks go on.
+   */
+  private failed(error: unknown): void {
+    if (!isDatabaseUnavailable(error)) this.close()
+  }
+
   private async tick(): Promise<void> {
     let last: number
     try {
       last = await this.ctx.store.events.last()
-    } catch {
-      // The database is gone (shutdown): end the streams rather than fail on every tick.
-      this.close()
+    } catch (error) {
+      this.failed(error)
       return
     }
     if (last === this.seen) return
@@ -155,22 +164,33 @@ class EventStream implements AsyncIterableIterator<Entity> {
       if (this.ctx.clock() >= expiresAt) break
       const event = this.buffer.shift()
       if (event) return { value: event, done: false }
-      const until = await this.ctx.store.events.last()
-      if (until > this.position) {
-        const range = { after: this.position, until }
-        const rows = await this.ctx.store.events.after(this.principal.orgId, range, this.filter, BATCH)
-        // Fewer than a batch: everything up to `until` has been looked at, including what the filter skips.
-        this.position = rows.length === BATCH ? rows.at(-1)!.seq : until
-        this.buffer = rows.map((row) => row.entity)
-        continue
+      let waitMs = expiresAt - this.ctx.clock()
+      try {
+        if (await this.read()) continue
+      } catch (error) {
+        // The database is away (a restart): the stream waits for it and goes on where it was.
+        if (!isDatabaseUnavailable(error)) throw error
+        waitMs = Math.min(waitMs, UNAVAILABLE_RETRY_MS)
       }
-      const { promise, cancel } = this.feed.wait(expiresAt - this.ctx.clock())
+      const { promise, cancel } = this.feed.wait(waitMs)
       this.cancelWait = cancel
       await promise
       this.cancelWait = null
     }
     this.finish()
     return { value: undefined, done: true }
+  }
+
+  /** Reads the next events past the stream's position into the buffer; false when there are none yet. */
+  private async read(): Promise<boolean> {
+    const until = await this.ctx.store.events.last()
+    if (until <= this.position) return false
+    const range = { after: this.position, until }
+    const rows = await this.ctx.store.events.after(this.principal.orgId, range, this.filter, BATCH)
+    // Fewer than a batch: everything up to `until` has been looked at, including what the filter skips.
+    this.position = rows.length === BATCH ? rows.at(-1)!.seq : until
+    this.buffer = rows.map((row) => row.entity)
+    return true
   }
 
   async return(): Promise<IteratorResult<Entity>> {

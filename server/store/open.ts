@@ -1,3 +1,4 @@
+import type { OutageReport } from './availability.ts'
 import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore } from './sqlite/store.ts'
 import type { Store } from './store.ts'
@@ -17,12 +18,23 @@ export function describeLocation(location: string): string {
   return url.toString()
 }
 
+export interface OpenOptions {
+  /** `--durability` (SQLite; on PostgreSQL the server's own setting decides). */
+  durability?: Durability
+  /** `--db-listen`: a direct PostgreSQL URL for the change notifications. */
+  listen?: string
+  /** Told once when the database stops answering and once when it answers again. */
+  outage?: OutageReport
+}
+
 /**
- * Opens the store a `--db` value names: a `postgres://` URL (PostgreSQL; `durability` is the
- * server's own; `listen`, from `--db-listen`, a direct URL for its change notifications), a SQLite
- * file path (created if missing, in a directory that must exist) or `:memory:`. A SQLite path it
- * cannot use fails with a DatabaseFileError naming it.
+ * Opens the store a `--db` value names: a `postgres://` URL (PostgreSQL), a SQLite file path
+ * (created if missing, in a directory that must exist) or `:memory:`. A SQLite path it cannot use
+ * fails with a DatabaseFileError naming it.
  */
-export function openStore(location: string, durability: Durability = 'full', listen?: string): Store {
-  return isPostgresUrl(location) ? openPostgresStore(location, listen) : openSqliteStore(location, durability)
+export function openStore(location: string, options: OpenOptions = {}): Store {
+  const { durability = 'full', listen, outage } = options
+  return isPostgresUrl(location)
+    ? openPostgresStore(location, listen, outage)
+    : openSqliteStore(location, durability, outage)
 }

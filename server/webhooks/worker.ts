@@ -5,6 +5,7 @@ import { isoNow } from '../../shared/time.ts'
 import { webhookBody, webhookHeaders } from '../../shared/webhook-signature.ts'
 import { unseal } from '../crypto/seal.ts'
 import type { Logger } from '../ops/logger.ts'
+import { isDatabaseUnavailable } from '../store/availability.ts'
 import type { Store } from '../store/store.ts'
 import type { ClaimedDelivery, DeliveryOutcome } from '../store/types.ts'
 import { secretKey } from './hooks.ts'
@@ -73,6 +74,10 @@ export function startWebhookWorker(
   let running = false
   let again = false
   let key: Uint8Array | undefined
+  // A database that cannot be reached is reported once by the store, not on every poll.
+  const failed = (error: unknown, fields: Record<string, unknown> = {}) => {
+    if (!isDatabaseUnavailable(error)) logger.error(error, { job: 'webhooks', ...fields })
+  }
 
   const fanOut = async () => {
     const last = await store.events.last()
@@ -118,6 +123,8 @@ export function startWebhookWorker(
       const headers = webhookHeaders(secrets, delivery.eventId, timestamp, delivery.payload)
       return await postOnce(target, delivery.payload, headers, o.attemptTimeoutMs)
     } catch (error) {
+      // Not the endpoint's failure: no attempt is recorded, and the lease hands it on later.
+      if (isDatabaseUnavailable(error)) throw error
       return { status: null, error: `refused: ${(error as Error).message}`.slice(0, 200) }
     }
   }
@@ -191,7 +198,7 @@ export function startWebhookWorker(
       }
       busy.set(delivery.endpointId, count + 1)
       const done: Promise<void> = deliver(delivery)
-        .catch((error) => logger.error(error, { job: 'webhooks', delivery: delivery.id }))
+        .catch((error) => failed(error, { delivery: delivery.id }))
         .finally(() => {
           inFlight.delete(done)
           const left = (busy.get(delivery.endpointId) ?? 1) - 1
@@ -215,7 +222,7 @@ export function startWebhookWorker(
       await fanOut()
       await dispatch()
     } catch (error) {
-      logger.error(error, { job: 'webhooks' })
+      failed(error)
     }
     running = false
     if (again) {

@@ -10,8 +10,11 @@ import { Glob } from 'bun'
  */
 
 const ROOT = `${import.meta.dir}/../..`
-/** What the rest of the server may import from `server/store/`: the interface, its types, the opener. */
-const PUBLIC = new Set(['store.ts', 'types.ts', 'open.ts', 'change-stamp.ts'])
+/**
+ * What the rest of the server may import from `server/store/`: the interface, its types, the
+ * opener, and what it throws while its database cannot be reached.
+ */
+const PUBLIC = new Set(['store.ts', 'types.ts', 'open.ts', 'change-stamp.ts', 'availability.ts'])
 /** The client's SQL dialect for QUERY is parsed here; its messages name SQL keywords. */
 const CLIENT_SQL = /^server\/query\/sql[\w-]*\.ts$/
 const SQL_STATEMENT =

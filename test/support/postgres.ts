@@ -19,10 +19,19 @@ export interface TestPostgres {
   database: (name: string, options?: DatabaseOptions) => Promise<string>
   /** The postmaster's process id (a started server only): it and its children are its CPU. */
   pid: () => number
+  /**
+   * Stops the server and keeps its data (a started server only): `immediate` as a crash does,
+   * every connection cut at once with no shutdown checkpoint; `fast` as an operator does, each
+   * session told 57P01 (admin_shutdown). `startAgain` brings it back on the same port.
+   */
+  stopServer: (mode: 'immediate' | 'fast') => Promise<void>
+  startAgain: () => Promise<void>
   stop: () => Promise<void>
 }
 
 export interface StartOptions {
+  /** A server of its own, which the test may stop and start again, even when `API_TEST_POSTGRES_URL` is set. */
+  own?: boolean
   /**
    * The server's own defaults, as a production one has them (`fsync`, `synchronous_commit` on,
    * `max_connections = 100`), for benchmarks of what a commit costs; always a server of its own.
@@ -110,16 +119,20 @@ const TEST_SETTINGS = [
 ]
 
 export async function startTestPostgres(start: StartOptions = {}): Promise<TestPostgres> {
-  const given = start.production ? undefined : process.env.API_TEST_POSTGRES_URL
-  if (given)
+  const given = start.production || start.own ? undefined : process.env.API_TEST_POSTGRES_URL
+  if (given) {
+    const notOurs = () => {
+      throw new Error('API_TEST_POSTGRES_URL names a server this process did not start')
+    }
     return {
       url: given,
       database: (name, options) => createDatabase(given, name, options),
-      pid: () => {
-        throw new Error('API_TEST_POSTGRES_URL names a server this process did not start')
-      },
+      pid: notOurs,
+      stopServer: async () => notOurs(),
+      startAgain: async () => notOurs(),
       stop: async () => {},
     }
+  }
   const bin = binaries()
   if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql)')
   const dir = mkdtempSync(join(tmpdir(), 'api-pg-'))
@@ -135,47 +148,63 @@ export async function startTestPostgres(start: StartOptions = {}): Promise<TestP
   const data = join(dir, 'data')
   await run(asPostgres([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']))
   const port = await freePort()
-  const server = Bun.spawn(
-    asPostgres([
-      join(bin, 'postgres'),
-      '-D',
-      data,
-      '-p',
-      String(port),
-      '-k',
-      dir,
-      '-c',
-      'listen_addresses=127.0.0.1',
-      ...(start.production ? [] : TEST_SETTINGS),
-    ]),
-    { stdout: 'ignore', stderr: 'pipe' },
-  )
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    try {
-      const probe = new Bun.SQL(url, { max: 1, connectionTimeout: 1 })
-      await probe`SELECT 1`
-      await probe.close()
-      break
-    } catch (error) {
-      if (server.exitCode !== null || Date.now() > deadline) {
-        server.kill()
-        throw new Error(`PostgreSQL did not start: ${await new Response(server.stderr).text()} ${error}`)
+  const launch = async () => {
+    const server = Bun.spawn(
+      asPostgres([
+        join(bin, 'postgres'),
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        ...(start.production ? [] : TEST_SETTINGS),
+      ]),
+      { stdout: 'ignore', stderr: 'pipe' },
+    )
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      try {
+        const probe = new Bun.SQL(url, { max: 1, connectionTimeout: 1 })
+        await probe`SELECT 1`
+        await probe.close()
+        return server
+      } catch (error) {
+        if (server.exitCode !== null || Date.now() > deadline) {
+          server.kill()
+          throw new Error(`PostgreSQL did not start: ${await new Response(server.stderr).text()} ${error}`)
+        }
+        await Bun.sleep(100)
       }
-      await Bun.sleep(100)
     }
   }
+  let server = await launch()
+  let running = true
+  // pg_ctl, as the server's own user: a signal to runuser does not reach the server.
+  const pgCtlStop = (mode: string) =>
+    run(asPostgres([join(bin, 'pg_ctl'), '-D', data, '-m', mode, '-w', 'stop']))
   return {
     url,
     database: (name, options) => createDatabase(url, name, options),
     // runuser's child: the server itself.
     pid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    stopServer: async (mode) => {
+      running = false
+      await pgCtlStop(mode)
+      await server.exited
+    },
+    startAgain: async () => {
+      server = await launch()
+      running = true
+    },
     stop: async () => {
-      // pg_ctl, as the server's own user: a signal to runuser does not reach the server.
-      await run(asPostgres([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'])).catch(() => {
-        server.kill('SIGKILL')
-      })
+      if (running)
+        await pgCtlStop('fast').catch(() => {
+          server.kill('SIGKILL')
+        })
       await server.exited
       rmSync(dir, { recursive: true, force: true })
     },

@@ -16,7 +16,7 @@ import type { Entity, EventFilter, NewEvent } from '../types.ts'
  * appends (not the rest of a write) are serialized across replicas, from the append to the commit
  * (docs/performance.md, "PostgreSQL").
  */
-const EVENT_ORDER_LOCK = 7_461_001
+export const EVENT_ORDER_LOCK = 7_461_001
 
 async function append(x: Executor, event: NewEvent): Promise<void> {
   await x.get('SELECT pg_advisory_xact_lock(?)', [EVENT_ORDER_LOCK])

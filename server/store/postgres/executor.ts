@@ -1,4 +1,5 @@
 import type { SQL, TransactionSQL } from 'bun'
+import type { Availability } from '../availability.ts'
 import type { SqlParam } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
 import { UniqueTakenError } from '../types.ts'
@@ -11,12 +12,15 @@ const fieldOf = (column: string) => column.replace(/_([a-z])/g, (_, c: string) =
 
 /**
  * PostgreSQL's errors the engine answers: a unique violation of a declared unique field (the
- * migrations name those indexes `<table>_org_<column>_unique`) is a 409, like the check before it.
+ * migrations name those indexes `<table>_org_<column>_unique`) is a 409, like the check before it;
+ * a database that cannot be reached is the 503 `availability` makes of it (and reports once).
  */
-function translated(error: unknown): never {
+function translated(error: unknown, availability: Availability, watch: number): never {
   const { errno, constraint } = (error ?? {}) as { errno?: string; constraint?: string }
   const unique = errno === '23505' ? /^\w+?_org_(\w+)_unique$/.exec(constraint ?? '') : null
   if (unique) throw new UniqueTakenError(fieldOf(unique[1]!))
+  const unavailable = availability.failed(error, watch)
+  if (unavailable !== error) throw unavailable
   // Bun.sql's errors come from the connection with no frames of ours: give the log the store's
   // calls that led here (the async frames of where this error is rethrown).
   if (error instanceof Error && !/\n\s+at /.test(error.stack ?? '')) {
@@ -53,11 +57,27 @@ export interface Writes {
 
 /**
  * An executor over Bun.sql: the pool at the top, a reserved connection inside a transaction
- * (`sql.begin`), a savepoint inside that. Every statement is prepared once per connection.
+ * (`sql.begin`), a savepoint inside that. Every statement is prepared once per connection. Every
+ * call to the database (a statement, NOTIFY, BEGIN and COMMIT) tells `availability` how it went.
  */
-export function postgresExecutor(sql: SQL, writes: Writes, nested = false): Executor {
+export function postgresExecutor(
+  sql: SQL,
+  writes: Writes,
+  availability: Availability,
+  nested = false,
+): Executor {
+  const watched = <T>(call: () => Promise<T>): Promise<T> => {
+    const watch = availability.watch()
+    return call().then(
+      (value) => {
+        availability.answered(watch)
+        return value
+      },
+      (error: unknown) => translated(error, availability, watch),
+    )
+  }
   const query = (text: string, params: readonly SqlParam[] | undefined) =>
-    sql.unsafe(numberPlaceholders(text), (params ?? []) as unknown[]).catch(translated)
+    watched(() => sql.unsafe(numberPlaceholders(text), (params ?? []) as unknown[]))
   return {
     dialect: POSTGRES,
     async all<R>(text: string, params?: readonly SqlParam[]) {
@@ -70,7 +90,8 @@ export function postgresExecutor(sql: SQL, writes: Writes, nested = false): Exec
     async run(text, params) {
       const result = await query(text, params)
       if (!nested) {
-        if (writes.announce) await sql.notify(writes.announce.channel, writes.announce.payload)
+        const { announce } = writes
+        if (announce) await watched(() => sql.notify(announce.channel, announce.payload))
         writes.committed()
       }
       return result.count ?? 0
@@ -79,13 +100,16 @@ export function postgresExecutor(sql: SQL, writes: Writes, nested = false): Exec
       if (nested) {
         // Only transaction() below makes a nested executor, on begin's or a savepoint's client.
         const tx = sql as TransactionSQL
-        return tx.savepoint((sp) => fn(postgresExecutor(sp, writes, true)))
+        return tx.savepoint((sp) => fn(postgresExecutor(sp, writes, availability, true)))
       }
-      const result = await sql.begin(async (tx) => {
-        const value = await fn(postgresExecutor(tx, writes, true))
-        if (writes.announce) await tx.notify(writes.announce.channel, writes.announce.payload)
-        return value
-      })
+      // BEGIN and COMMIT are the driver's: a connection lost there is told apart here.
+      const result = await watched(() =>
+        sql.begin(async (tx) => {
+          const value = await fn(postgresExecutor(tx, writes, availability, true))
+          if (writes.announce) await tx.notify(writes.announce.channel, writes.announce.payload)
+          return value
+        }),
+      )
       writes.committed()
       return result as Awaited<ReturnType<typeof fn>>
     },

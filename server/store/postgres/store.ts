@@ -1,4 +1,5 @@
 import { SQL } from 'bun'
+import { Availability, type OutageReport } from '../availability.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
 import type { ChangeSource, Store } from '../store.ts'
@@ -6,6 +7,7 @@ import { DatabaseFileError, type Durability } from '../types.ts'
 import { POSTGRES_EVENT_LOG } from './event-log.ts'
 import { postgresExecutor } from './executor.ts'
 import { migratePostgres } from './migrate.ts'
+import { isConnectionFailure } from './unreachable.ts'
 
 /** The channel every instance announces its writes on, so that the others drop what they cached. */
 const CHANGES_CHANNEL = 'api_changes'
@@ -32,8 +34,11 @@ const POOL_SIZE = 10
  * database through a pooler in transaction mode (PgBouncer): there a LISTEN registers on whichever
  * server connection ran it, which goes back to the pool, and no notification comes back. A LISTEN
  * needs a session of its own, so it gets a direct connection; everything else uses the pool.
+ *
+ * While PostgreSQL cannot be reached, every call fails with the 503 of `databaseUnavailable`, and
+ * `outage` hears once that the database went and once that it is back (server/store/availability.ts).
  */
-export function openPostgresStore(url: string, listenUrl?: string): Store {
+export function openPostgresStore(url: string, listenUrl?: string, outage?: OutageReport): Store {
   const sql = new SQL(url, { max: POOL_SIZE })
   const listener = listenUrl === undefined ? sql : new SQL(listenUrl, { max: 1 })
   const instance = crypto.randomUUID()
@@ -45,7 +50,7 @@ export function openPostgresStore(url: string, listenUrl?: string): Store {
     },
     announce: { channel: CHANGES_CHANNEL, payload: instance },
   }
-  const root = postgresExecutor(sql, writes)
+  const root = postgresExecutor(sql, writes, new Availability(isConnectionFailure, outage))
   const changes: ChangeSource = {
     own: () => own,
     others: () => others,
@@ -62,10 +67,20 @@ export function openPostgresStore(url: string, listenUrl?: string): Store {
   const backend = { events: POSTGRES_EVENT_LOG }
   const tx = txOver(root, backend)
   let listening: Promise<{ unlisten(): Promise<void> }> | undefined
+  let listened = false
   const listen = () => {
-    listening ??= listener.listen(CHANGES_CHANNEL, (payload) => {
-      if (payload !== instance) others++
-    })
+    listening ??= listener.listen(
+      CHANGES_CHANNEL,
+      (payload) => {
+        if (payload !== instance) others++
+      },
+      // Bun.sql listens again after its connection was lost (a restart of PostgreSQL): what other
+      // instances wrote meanwhile was never heard, so the caches of facts are dropped.
+      () => {
+        if (listened) others++
+        listened = true
+      },
+    )
     return listening
   }
   // PostgreSQL's own setting decides, not `--durability`: synchronous_commit = on (the default,

@@ -1,3 +1,4 @@
+import { Availability, type OutageReport } from '../availability.ts'
 import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { type EventLog, PURGES, txOver } from '../sql/groups.ts'
@@ -6,7 +7,7 @@ import type { Durability } from '../types.ts'
 import { backupDatabase } from './backup.ts'
 import { type Database, durabilityOf, migrateDatabase, openDatabase } from './db.ts'
 import { SQLITE_EVENT_LOG } from './event-log.ts'
-import { sqliteExecutors } from './transactions.ts'
+import { isBusy, sqliteExecutors } from './transactions.ts'
 
 /**
  * Changes seen by SQLite itself: `total_changes()` counts this connection's writes (nearly free),
@@ -48,10 +49,13 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
   }
 }
 
-/** The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN IMMEDIATE`. */
-export function sqliteStore(db: Database): Store {
+/**
+ * The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN
+ * IMMEDIATE`. `outage` hears when writes stop getting the write lock and when they get it again.
+ */
+export function sqliteStore(db: Database, outage?: OutageReport): Store {
   const { changes, bump } = changesOf(db)
-  const { root } = sqliteExecutors(db)
+  const { root } = sqliteExecutors(db, new Availability(isBusy, outage))
   const events: EventLog = {
     ...SQLITE_EVENT_LOG,
     append: async (x, event) => {
@@ -92,6 +96,6 @@ export function sqliteStore(db: Database): Store {
 }
 
 /** Opens (creating if missing) the SQLite database at `path` and its store. */
-export function openSqliteStore(path: string, durability: Durability = 'full'): Store {
-  return sqliteStore(openDatabase(path, durability))
+export function openSqliteStore(path: string, durability: Durability = 'full', outage?: OutageReport): Store {
+  return sqliteStore(openDatabase(path, durability), outage)
 }

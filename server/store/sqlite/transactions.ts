@@ -1,3 +1,4 @@
+import { Availability } from '../availability.ts'
 import type { SqlValue } from '../dialect.ts'
 import type { Executor } from '../executor.ts'
 import type { Database } from './db.ts'
@@ -12,11 +13,31 @@ import { SQLITE } from './dialect.ts'
  * into it. The transaction's own statements (through the executor it was given) run at once. Its
  * awaits settle within the same turn of the event loop (the statements are synchronous), so others
  * wait microseconds; a transaction must never await real I/O (a password hash, a fetch).
+ *
+ * A write that waited the whole busy timeout for another process's write lock (an admin command,
+ * a `sqlite3` shell holding a transaction) fails with the 503 of `databaseUnavailable`: nothing
+ * was written and a retry may succeed. `availability` hears of it, and of the next write that
+ * gets the lock, once each.
  */
-export function sqliteExecutors(db: Database): { root: Executor; inside: Executor } {
+export function sqliteExecutors(
+  db: Database,
+  availability = new Availability(isBusy),
+): { root: Executor; inside: Executor } {
   const begin = db.prepare('BEGIN IMMEDIATE')
   const commit = db.prepare('COMMIT')
   const rollback = db.prepare('ROLLBACK')
+  /** Runs a statement; a write that runs tells `availability` that the database answers writes. */
+  const checked = <T>(statement: () => T, write = false): T => {
+    const watch = availability.watch()
+    let result: T
+    try {
+      result = statement()
+    } catch (error) {
+      throw availability.failed(error, watch)
+    }
+    if (write) availability.answered(watch)
+    return result
+  }
   /** Settles when the open transaction ends; null when none is open. */
   let open: Promise<void> | null = null
   /** Savepoints open inside the transaction; each is named by its depth, so its statements are prepared once. */
@@ -25,10 +46,11 @@ export function sqliteExecutors(db: Database): { root: Executor; inside: Executo
 
   const inside: Executor = {
     dialect: SQLITE,
-    all: async <R>(text: string, params?: readonly unknown[]) => db.query(text).all(...values(params)) as R[],
+    all: async <R>(text: string, params?: readonly unknown[]) =>
+      checked(() => db.query(text).all(...values(params)) as R[]),
     get: async <R>(text: string, params?: readonly unknown[]) =>
-      db.query(text).get(...values(params)) as R | null,
-    run: async (text, params) => db.query(text).run(...values(params)).changes,
+      checked(() => db.query(text).get(...values(params)) as R | null),
+    run: async (text, params) => checked(() => db.query(text).run(...values(params)).changes, true),
     /** A transaction inside the open one: a savepoint, undone alone when `fn` throws. */
     async transaction(fn) {
       const name = `nested_${++depth}`
@@ -68,10 +90,10 @@ export function sqliteExecutors(db: Database): { root: Executor; inside: Executo
         end = resolve
       })
       try {
-        begin.run()
+        checked(() => begin.run(), true)
         try {
           const result = await fn(inside)
-          commit.run()
+          checked(() => commit.run())
           return result
         } catch (error) {
           if (db.inTransaction) rollback.run()
@@ -84,4 +106,10 @@ export function sqliteExecutors(db: Database): { root: Executor; inside: Executo
     },
   }
   return { root, inside }
+}
+
+/** SQLite's answer when another connection held the write lock for longer than the busy timeout. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY')
 }
