@@ -140,11 +140,12 @@ function compile(pattern: string): RE2JS | null {
   if (translated !== undefined) {
     try {
       compiled = RE2JS.compile(translated)
-    } catch {
+    } catch (error) {
       // RE2 refuses repetition counts above 1000, which I-Regexp allows.
       throw unprocessable(
         'A match() or search() pattern is too large.',
         'a regular expression repeats more than 1000 times',
+        { cause: error },
       )
     }
   }

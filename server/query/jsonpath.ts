@@ -69,7 +69,7 @@ export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan 
     compiled = environment.compile(text)
   } catch (error) {
     const message = error instanceof JSONPathError ? error.message : 'not a JSONPath query'
-    throw malformed('The JSONPath query does not parse (RFC 9535).', message.slice(0, 200))
+    throw malformed('The JSONPath query does not parse (RFC 9535).', message.slice(0, 200), { cause: error })
   }
   let segments = compiled.segments
   let resource = fixed

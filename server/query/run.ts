@@ -1,6 +1,6 @@
 import type { JSONValue } from 'json-p3'
 import { sha256Base64url } from '../../shared/crypto.ts'
-import { ApiError, badRequest } from '../../shared/errors.ts'
+import { ApiError, badRequest, invalid } from '../../shared/errors.ts'
 import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ShapeParams } from '../../shared/query/shape.ts'
 import {
@@ -339,8 +339,6 @@ export async function unprocessableWhileRunning<T>(fn: () => Promise<T>): Promis
 
 function asUnprocessable(error: unknown): unknown {
   if (error instanceof ApiError && error.code === 'BAD_REQUEST' && !(error instanceof MalformedBodyError))
-    return Object.assign(new ApiError('VALIDATION_ERROR', error.message, error.details, error.headers), {
-      cause: error,
-    })
+    return invalid(error.message, { details: error.details, headers: error.headers, cause: error })
   return error
 }

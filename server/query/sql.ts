@@ -65,7 +65,7 @@ export function parseSqlBody(text: string, fixed?: Resource): SqlQuery {
     })
   } catch (error) {
     const first = error instanceof Error ? error.message.split('\n')[0]! : 'syntax error'
-    throw malformed('The SQL query does not parse.', first.slice(0, 200))
+    throw malformed('The SQL query does not parse.', first.slice(0, 200), { cause: error })
   }
   const statements = isNode(program) && Array.isArray(program.statements) ? program.statements : []
   const real = statements.filter((s) => !(isNode(s) && s.type === 'empty'))

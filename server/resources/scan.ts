@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts'
+import { invalid, unavailable } from '../../shared/errors.ts'
 import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
@@ -91,24 +91,17 @@ export async function scanRecords(
 }
 
 function overBudget(budget: number) {
-  return new ApiError(
-    'VALIDATION_ERROR',
-    `Answering this query would evaluate more than ${budget} records in memory.`,
-    [
-      {
-        field: 'body',
-        message: `needs more than ${budget} records evaluated in memory; add a condition that runs in SQL (==, !=, <, <=, >, >= between a field and a literal, with && || !)`,
-      },
-    ],
-  )
+  return invalid(`Answering this query would evaluate more than ${budget} records in memory.`, [
+    {
+      field: 'body',
+      message: `needs more than ${budget} records evaluated in memory; add a condition that runs in SQL (==, !=, <, <=, >, >= between a field and a literal, with && || !)`,
+    },
+  ])
 }
 
 /** 503: the query ran out of its time budget (docs/query.md); trying again later may succeed. */
 export function overTime() {
-  return new ApiError(
-    'UNAVAILABLE',
-    'The query did not finish within its time budget.',
-    [{ field: 'body', message: 'took longer than the time budget of a QUERY' }],
-    { 'Retry-After': '1' },
-  )
+  return unavailable('The query did not finish within its time budget.', {
+    details: [{ field: 'body', message: 'took longer than the time budget of a QUERY' }],
+  })
 }

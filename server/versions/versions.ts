@@ -85,7 +85,12 @@ function errorInVersion(version: ApiVersion, resource: Resource, body: unknown, 
   let details: readonly ErrorDetail[] = error.details
   for (const change of changes) details = change.details(resource, details, body as Json)
   const unique = new Map(details.map((d) => [JSON.stringify([d.field, d.message]), d]))
-  return new ApiError(error.code, error.message, [...unique.values()], error.headers, { cause: error })
+  // new ApiError: the same error, of any code, with its details in the version's words.
+  return new ApiError(error.code, error.message, {
+    details: [...unique.values()],
+    headers: error.headers,
+    cause: error,
+  })
 }
 
 /**

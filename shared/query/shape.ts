@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../errors.ts'
+import { type ApiError, badRequest, insufficientScope } from '../errors.ts'
 import { childrenOf, type Resource, resourceByName } from '../resources/index.ts'
 import { camelCase } from './fields.ts'
 import { DEFAULT_LIMIT, MAX_LIMIT } from './types.ts'
@@ -227,12 +227,9 @@ export function expansionsOf(shape: Shape, prefix = ''): { path: string; expansi
 
 /** 403 for an expansion the token may not read, naming the relation and the scope it needs. */
 export function expansionForbidden(path: string, scope: string): ApiError {
-  return new ApiError(
-    'FORBIDDEN',
-    `Expanding ${path} needs the scope ${scope} (insufficient_scope).`,
-    [{ field: 'expand', message: `${path} requires ${scope}` }],
-    { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
-  )
+  return insufficientScope(scope, `Expanding ${path} needs the scope ${scope} (insufficient_scope).`, [
+    { field: 'expand', message: `${path} requires ${scope}` },
+  ])
 }
 
 /** The query string that asks for `shape` again (the `next` page of an expanded nested collection). */
