@@ -21,7 +21,7 @@ const HOUSEKEEPING_DEFAULTS: HousekeepingOptions = {
  * transaction, so the writer lock is never held long). A kind that fails is logged and skipped;
  * the others still run. Returns how many rows of each kind were deleted.
  */
-export async function runHousekeeping(
+async function runHousekeeping(
   store: Store,
   now: number,
   limit: number,
