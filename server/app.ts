@@ -28,7 +28,7 @@ import { VERSIONS, versionCatalog } from './versions/versions.ts'
 import { webhookHooks } from './webhooks/hooks.ts'
 import type { Resolver } from './webhooks/target.ts'
 
-export interface AppOptions {
+interface AppOptions {
   store: Store
   /** Public origin: the OAuth issuer and the access tokens' audience. */
   baseUrl: string

@@ -34,7 +34,7 @@ export interface TokenSettings {
   current?: (principal: Principal) => Principal | null | Promise<Principal | null>
 }
 
-export interface IssuedToken {
+interface IssuedToken {
   accessToken: string
   expiresIn: number
 }

@@ -17,7 +17,7 @@ export const MAX_JSON_DEPTH = 32
  * bodies"). Under Bun's own idle timeout (10 s, checked every few seconds), which would close the
  * connection without an answer.
  */
-export const BODY_IDLE_TIMEOUT_MS = 5_000
+const BODY_IDLE_TIMEOUT_MS = 5_000
 
 function tooLarge(): ApiError {
   return payloadTooLarge(`A request body may be at most ${MAX_BODY_BYTES} bytes (1 MiB).`, [

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/tokens.ts'
 import type { Grant } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 
-export type FoundToken =
+type FoundToken =
   | { kind: 'access_token'; principal: Principal; claims: Record<string, unknown> }
   | { kind: 'refresh_token'; grant: Grant; expiresAt: number }
 

@@ -26,7 +26,7 @@ import { type QueryTarget, targetOfPath } from './target.ts'
  * RFC 10008 §2.7: a QUERY response depends on the request content, so caches key it on the body
  * and on the headers that give the body its meaning; the token decides what the caller may see.
  */
-export const QUERY_VARY = 'Authorization, Content-Type, Content-Encoding'
+const QUERY_VARY = 'Authorization, Content-Type, Content-Encoding'
 
 /**
  * QUERY on a collection or /api/v1/search: reads the body by its Content-Type, runs it like the

@@ -3,7 +3,7 @@ import { RE2JS } from 're2js'
 import { unprocessable } from './media.ts'
 
 /** Longest pattern `match()` and `search()` accept; longer ones make the query 422. */
-export const MAX_PATTERN_LENGTH = 500
+const MAX_PATTERN_LENGTH = 500
 
 const SINGLE_ESCAPES = new Set([
   '(',

@@ -43,7 +43,7 @@ const unsupported = (message: string) =>
  * the body its meaning), 415 with Accept-Query for a type not accepted or a charset other than
  * UTF-8, and for a content coding (RFC 9110 §15.5.16).
  */
-export function queryMediaType(request: Request): QueryMediaType {
+function queryMediaType(request: Request): QueryMediaType {
   const header = request.headers.get('content-type')
   if (header === null || header.trim() === '') {
     throw badRequest('A QUERY request needs a Content-Type naming its query format.', [

@@ -11,7 +11,7 @@ import { lastVisibleChange, visibilityConditions } from './visibility.ts'
 /** Rows fetched from the store per round of a scan. */
 const BATCH = 100
 
-export interface ScanRequest {
+interface ScanRequest {
   /** Conditions the store applies; `keep` sees only rows that pass them. */
   where: Condition[]
   sort: SortKey[]
@@ -27,7 +27,7 @@ export interface ScanRequest {
   binding: string
 }
 
-export interface ScanResult {
+interface ScanResult {
   data: Entity[]
   pagination: { limit: number; hasMore: boolean; nextCursor: string | null }
   lastModified: string

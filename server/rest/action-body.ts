@@ -3,7 +3,7 @@ import { isJsonType } from '../http/body.ts'
 import { checkJsonText } from '../http/json-text.ts'
 
 /** What an action's body may hold: nothing (contract, "Actions": an empty body or `{}`). */
-export type ActionBody = Record<string, never>
+type ActionBody = Record<string, never>
 
 /**
  * Reads the body of an action request: empty (whatever the Content-Type, as `curl -X POST` sends

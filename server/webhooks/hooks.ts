@@ -11,7 +11,7 @@ import type { Tx } from '../store/store.ts'
 import { type Resolver, resolveTarget, TargetRefused } from './target.ts'
 
 /** How long a rotated secret keeps signing alongside the new one. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 
 /** The instance's key that seals signing secrets at rest, kept with the other instance secrets. */
 export const secretKey = (store: Pick<Tx, 'settings'>) => store.settings.instanceSecret('webhook-secrets')
@@ -23,7 +23,7 @@ async function addSecret(ctx: EngineContext, endpointId: string, now: string): P
 }
 
 /** What the URL check of a create or change needs: `serve --allow-http-webhooks`, and DNS. */
-export interface UrlCheckOptions {
+interface UrlCheckOptions {
   allowHttp: boolean
   resolve?: Resolver
   resolveTimeoutMs?: number
@@ -33,7 +33,7 @@ export interface UrlCheckOptions {
  * Checks a URL a create or change sends: 422 naming `url` when a delivery could not go there,
  * also when its host does not resolve within the limit.
  */
-export async function checkUrl(url: string, options: UrlCheckOptions): Promise<void> {
+async function checkUrl(url: string, options: UrlCheckOptions): Promise<void> {
   try {
     await resolveTarget(url, options.allowHttp, options.resolve, options.resolveTimeoutMs)
   } catch (error) {
