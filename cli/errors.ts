@@ -18,7 +18,7 @@ export class AuthNeeded extends Error {
  * An error answer without the contract's error body, as a proxy or load balancer in front of the
  * server sends it (`502 Bad Gateway`); exit 1. No error code is made up for it.
  */
-export class HttpStatusError extends Error {
+class HttpStatusError extends Error {
   override name = 'HttpStatusError'
 
   constructor(readonly status: number) {

@@ -31,7 +31,7 @@ export interface ErrorBody {
 }
 
 /** What an error carries besides its code and message. */
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   details?: ErrorDetail[]
   /** Response headers the error answers with (`Allow`, `Retry-After`, `WWW-Authenticate`, ...). */
   headers?: Record<string, string>

@@ -20,11 +20,11 @@ export interface ShapeParams {
 }
 
 /** How far `expand` reaches: `lineItems.product`, not further. */
-export const MAX_EXPAND_DEPTH = 2
+const MAX_EXPAND_DEPTH = 2
 const MAX_NAMES = 100
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
 
-export interface Relation {
+interface Relation {
   /** The name in `expand` and in the record (`user`, `lineItems`). */
   name: string
   kind: 'reference' | 'children'
@@ -48,7 +48,7 @@ export interface Shape {
 }
 
 /** The JSON field names a record of a resource has in the request's version (`id` and the timestamps included). */
-export type FieldNames = (resource: Resource) => readonly string[]
+type FieldNames = (resource: Resource) => readonly string[]
 
 /** The base (v1) field names: every field a record shows (an event's `actor` as one) and the system fields. */
 export const baseFieldNames: FieldNames = (resource) => [
