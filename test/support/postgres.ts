@@ -22,7 +22,7 @@ export interface TestPostgres {
   stop: () => Promise<void>
 }
 
-export interface StartOptions {
+interface StartOptions {
   /**
    * The server's own defaults, as a production one has them (`fsync`, `synchronous_commit` on,
    * `max_connections = 100`), for benchmarks of what a commit costs; always a server of its own.
