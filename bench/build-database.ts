@@ -28,12 +28,12 @@ export interface BenchTenant {
 }
 
 /** Fills an empty database through the engine (`prepareCreate`), so rows and events are what the API writes. */
-export async function fillDatabase(db: Database): Promise<void> {
+async function fillDatabase(db: Database): Promise<void> {
   await fillStore(sqliteStore(db))
 }
 
 /** Fills an empty store (either backend) with ORGS organizations of ORDERS_PER_ORG orders. */
-export async function fillStore(store: Store): Promise<void> {
+async function fillStore(store: Store): Promise<void> {
   let tick = 0
   const engine: EngineContext = {
     store,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { LoadTool } from './load.ts'
 
 /** A marked block of docs/performance.md: a load generator's read run, or another benchmark's. */
-export type Section =
+type Section =
   | LoadTool
   | 'postgres'
   | 'mix'

@@ -9,9 +9,9 @@ import type { LoadTool } from './load.ts'
 import { measureWorkloads, type Schedule, type Workload, type WorkloadResult } from './measure.ts'
 import type { ServerProcess } from './processes.ts'
 
-export const REST_LIST_PATH = '/api/v1/orders?status=paid&limit=20'
+const REST_LIST_PATH = '/api/v1/orders?status=paid&limit=20'
 /** The REST page as GraphQL: the same 20 orders, every field of the REST record, and the cursor. */
-export const GRAPHQL_LIST_QUERY =
+const GRAPHQL_LIST_QUERY =
   'query PaidOrders { orders(status: [paid], first: 20) { nodes { id userId status amount currency createdAt updatedAt } pageInfo { hasNextPage endCursor } } }'
 export const graphqlListBody = JSON.stringify({ query: GRAPHQL_LIST_QUERY })
 /** GraphQL req/s over REST req/s the product must reach, cache on (as by default). */
@@ -23,7 +23,7 @@ interface Row {
   result: WorkloadResult
 }
 
-export interface GraphQLRun {
+interface GraphQLRun {
   /** Console lines. */
   text: string
   /** GraphQL req/s over REST req/s per server name (`product`, `product --no-cache`). */

@@ -11,7 +11,7 @@ export type ServerName =
   | 'product, 2 replicas'
   | 'baseline'
   | 'baseline + headers'
-export const SERVERS: readonly ServerName[] = [
+const SERVERS: readonly ServerName[] = [
   'product',
   'product --no-cache',
   'product, 2 replicas',
@@ -62,7 +62,7 @@ export interface RunInfo {
   idsRotated: number
 }
 
-export interface Verdict {
+interface Verdict {
   endpoint: Endpoint
   ratio: number
   /** The same ratio per core each server used: the cost per request, less swayed by other load. */

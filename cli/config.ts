@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
-export const DEFAULT_SERVER = 'http://127.0.0.1:8080'
+const DEFAULT_SERVER = 'http://127.0.0.1:8080'
 
 /** What `api login` keeps for one server. */
 export const StoredLogin = Type.Object({
@@ -23,7 +23,7 @@ const CredentialsFile = Type.Object({ servers: Type.Record(Type.String(), Stored
 type CredentialsFile = Static<typeof CredentialsFile>
 
 /** `$XDG_CONFIG_HOME/api`, or `~/.config/api` (contract). */
-export function configDir(env: Record<string, string | undefined>): string {
+function configDir(env: Record<string, string | undefined>): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME ?? '.', '.config')
   return join(base, 'api')
 }
@@ -32,7 +32,7 @@ export function configDir(env: Record<string, string | undefined>): string {
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 /** The profile in use: `--profile` (placed in API_PROFILE by the context), else `default`. */
-export const profileOf = (env: Record<string, string | undefined>) => env.API_PROFILE || 'default'
+const profileOf = (env: Record<string, string | undefined>) => env.API_PROFILE || 'default'
 
 /** The default profile's logins are in `credentials.json`; another's in `profiles/NAME/`. */
 export function credentialsPath(env: Record<string, string | undefined>): string {

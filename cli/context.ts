@@ -8,7 +8,6 @@ import { verboseFetch } from './verbose.ts'
 
 /** The API versions the CLI speaks; v2 is current, v1 deprecated (docs/api.md). */
 export const API_VERSIONS = ['v2', 'v1'] as const
-export type ApiVersion = (typeof API_VERSIONS)[number]
 
 /**
  * What every command gets: its I/O, the server, the API version's path prefix, an authenticated

@@ -18,7 +18,7 @@ export class AuthNeeded extends Error {
  * An error answer without the contract's error body, as a proxy or load balancer in front of the
  * server sends it (`502 Bad Gateway`); exit 1. No error code is made up for it.
  */
-export class HttpStatusError extends Error {
+class HttpStatusError extends Error {
   override name = 'HttpStatusError'
 
   constructor(readonly status: number) {
@@ -45,7 +45,8 @@ export function apiErrorFrom(status: number, body: unknown): ApiError | HttpStat
             .filter((d) => d && typeof d.field === 'string' && typeof d.message === 'string')
             .map((d) => ({ field: d.field as string, message: d.message as string }))
         : []
-      const rebuilt = new ApiError(code, message, list)
+      // new ApiError: the code is the server's, read from the wire.
+      const rebuilt = new ApiError(code, message, { details: list })
       return Object.assign(rebuilt, { status })
     }
   }
@@ -54,10 +55,12 @@ export function apiErrorFrom(status: number, body: unknown): ApiError | HttpStat
   if (oauth && typeof oauth.error === 'string') {
     const code: ErrorCode = status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'BAD_REQUEST'
     const description = typeof oauth.error_description === 'string' ? `: ${oauth.error_description}` : ''
+    // new ApiError: the code stands for the status the OAuth error came with.
     return Object.assign(new ApiError(code, `${oauth.error}${description}`), { status })
   }
   const code = Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] as ErrorCode | undefined
   if (code === undefined) return new HttpStatusError(status)
+  // new ApiError: the code stands for the status of an answer without an error body.
   return Object.assign(new ApiError(code, `The server answered ${status}.`), { status })
 }
 

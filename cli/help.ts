@@ -2,7 +2,7 @@ import { serverUrl } from './config.ts'
 import { EXIT } from './errors.ts'
 
 /** The environment variables the CLI reads (docs/cli.md, "Configuration", says more of each). */
-export const ENVIRONMENT: readonly (readonly [string, string])[] = [
+const ENVIRONMENT: readonly (readonly [string, string])[] = [
   ['API_URL', "the server (default: the profile's url, else http://127.0.0.1:8080)"],
   ['API_PROFILE', 'the profile in use (default: default); --profile wins'],
   ['API_TOKEN', 'an access token used as it is: no login, never stored or renewed'],
@@ -15,7 +15,7 @@ export const ENVIRONMENT: readonly (readonly [string, string])[] = [
 ]
 
 /** What each exit status means (docs/cli.md, "Exit statuses"). */
-export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
+const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: 'success',
   api: 'the API answered an error, or a GraphQL answer has errors',
   usage: 'a usage error: unknown command, option, collection or filter, bad field, no --confirm',

@@ -4,12 +4,12 @@ import { TrustError } from './ca-cert.ts'
 import { apiErrorFrom, NetworkError } from './errors.ts'
 import type { Io } from './io.ts'
 
-export interface RequestOptions {
+interface RequestOptions {
   body?: string
   headers?: Record<string, string>
 }
 
-export interface ClientOptions {
+interface ClientOptions {
   timeoutMs: number
   /** Retries after 429, 502, 503, 504 and lost connections (requests safe to repeat only). */
   maxRetries: number
@@ -44,7 +44,7 @@ const day = (ms: number) =>
  * `@<unix-seconds>`, here with a `version` parameter), `Sunset` (RFC 8594) and
  * `Link: <...>; rel="successor-version"` headers; null when the answer is not deprecated.
  */
-export function deprecationNotice(headers: Headers): string | null {
+function deprecationNotice(headers: Headers): string | null {
   const deprecation = headers.get('deprecation')
   if (deprecation === null) return null
   const seconds = /^@(-?\d{1,15})/.exec(deprecation.trim())?.[1]

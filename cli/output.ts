@@ -46,7 +46,7 @@ const cut = (s: string, width: number) => (s.length > width ? `${s.slice(0, widt
  * An identifier column (`id`, `userId`, `actor.id`): its values are copied into the next
  * command, so they are shown whole or not at all, never cut to `ord_01…`.
  */
-export const isIdColumn = (column: string) => /(^|\.)id$|Id$/.test(column)
+const isIdColumn = (column: string) => /(^|\.)id$|Id$/.test(column)
 
 /** `userId` as `USER ID`, `nextAttemptAt` as `NEXT ATTEMPT AT`, `actor.type` as `ACTOR.TYPE`. */
 export const headerOf = (column: string) => column.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toUpperCase()
@@ -58,7 +58,7 @@ export const headerOf = (column: string) => column.replace(/([a-z0-9])([A-Z])/g,
  * any other's a few characters. Then the widest column above its least gives up a character at a
  * time.
  */
-export function fitColumns(
+function fitColumns(
   columns: readonly string[],
   natural: readonly number[],
   width: number | undefined,

@@ -2,7 +2,7 @@ import type { Context } from './context.ts'
 import { type RecordStream, shownOfTotal } from './output.ts'
 
 /** One page of a collection, as `GET` and `QUERY` answer it (docs/api.md, "Reading collections"). */
-export interface Page {
+interface Page {
   data: unknown[]
   hasMore: boolean
   /** The path of the next page (`pagination.next`); null in offset and page styles. */
@@ -25,7 +25,7 @@ export function readPage(body: unknown): Page {
   }
 }
 
-export interface Paging {
+interface Paging {
   /** Follow `next` to the last page. */
   all: boolean
   /** Stop after this many records. */

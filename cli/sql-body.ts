@@ -1,7 +1,7 @@
 import { parse } from 'sql-parser-cst'
 
 /** What `api query --sql` needs to know of a SELECT before sending it (the server checks the rest). */
-export interface SqlShape {
+interface SqlShape {
   /** `SELECT a, b`: the answer holds those fields, in that order; false for `SELECT *`. */
   columnList: boolean
   hasLimit: boolean

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { notFound } from '../shared/errors.ts'
+import { methodNotAllowed, notFound } from '../shared/errors.ts'
 import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
@@ -12,7 +12,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
 import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
 import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
-import { errorResponse, json, methodNotAllowed, noContent } from './http/responses.ts'
+import { errorResponse, json, noContent } from './http/responses.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
 import { mountDocs } from './openapi/docs-page.ts'
@@ -28,7 +28,7 @@ import { VERSIONS, versionCatalog } from './versions/versions.ts'
 import { webhookHooks } from './webhooks/hooks.ts'
 import type { Resolver } from './webhooks/target.ts'
 
-export interface AppOptions {
+interface AppOptions {
   store: Store
   /** Public origin: the OAuth issuer and the access tokens' audience. */
   baseUrl: string

@@ -31,7 +31,7 @@ export interface ErrorBody {
 }
 
 /** What an error carries besides its code and message. */
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   details?: ErrorDetail[]
   /** Response headers the error answers with (`Allow`, `Retry-After`, `WWW-Authenticate`, ...). */
   headers?: Record<string, string>
@@ -46,17 +46,19 @@ export interface ApiErrorOptions {
  */
 export class ApiError extends Error {
   readonly status: number
+  readonly details: ErrorDetail[]
+  readonly headers: Record<string, string>
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: ErrorDetail[] = [],
-    readonly headers: Record<string, string> = {},
-    options: { cause?: unknown } = {},
+    options: ApiErrorOptions = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'ApiError'
     this.status = ERROR_STATUS[code]
+    this.details = options.details ?? []
+    this.headers = options.headers ?? {}
   }
 
   toBody(): ErrorBody {
@@ -64,32 +66,59 @@ export class ApiError extends Error {
   }
 }
 
+/** The details alone, or everything an error carries besides its code and message. */
+type Extras = ErrorDetail[] | ApiErrorOptions
+
 const make =
   (code: ErrorCode) =>
-  (message: string, options: ApiErrorOptions = {}): ApiError =>
-    new ApiError(code, message, options.details ?? [], options.headers ?? {}, { cause: options.cause })
+  (message: string, extras: Extras = {}): ApiError =>
+    new ApiError(code, message, Array.isArray(extras) ? { details: extras } : extras)
 
 /** 400: a query parameter, header or body that cannot be read as the request needs it. */
-export const badRequest = (message: string, details: ErrorDetail[] = []) =>
-  new ApiError('BAD_REQUEST', message, details)
-/** 401: no credentials, or credentials that are not valid. */
-export const unauthorized = make('UNAUTHORIZED')
+export const badRequest = make('BAD_REQUEST')
+/**
+ * 401 with RFC 6750 §3's challenge: none at all without a description (no token, or another
+ * scheme), `invalid_token` with it.
+ */
+export const unauthorized = (description?: string, options: { cause?: unknown } = {}) =>
+  new ApiError(
+    'UNAUTHORIZED',
+    description
+      ? `The access token is not valid: ${description}.`
+      : 'An access token is required (Authorization: Bearer <token>).',
+    {
+      headers: {
+        'WWW-Authenticate': description
+          ? `Bearer realm="api", error="invalid_token", error_description="${description}"`
+          : 'Bearer realm="api"',
+      },
+      cause: options.cause,
+    },
+  )
 /** 403: the caller is known but may not do this (another organization, a role). */
 export const forbidden = make('FORBIDDEN')
 /** 403 naming the scope the token lacks (RFC 6750 §3.1 `insufficient_scope`). */
-export const insufficientScope = (scope: string) =>
-  new ApiError(
-    'FORBIDDEN',
-    `The access token lacks the scope ${scope} (insufficient_scope).`,
-    [{ field: 'scope', message: `requires ${scope}` }],
-    { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
-  )
+export const insufficientScope = (
+  scope: string,
+  message = `The access token lacks the scope ${scope} (insufficient_scope).`,
+  details: ErrorDetail[] = [{ field: 'scope', message: `requires ${scope}` }],
+) =>
+  new ApiError('FORBIDDEN', message, {
+    details,
+    headers: { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
+  })
 export const notFound = (message = 'No such resource.') => new ApiError('NOT_FOUND', message)
-/** 405 with the methods the resource does take in `Allow`. */
+/**
+ * 405 with the methods the resource does take in `Allow` (RFC 9110 §15.5.6). The engine's refusal
+ * of a write to a read-only collection knows no routes: it names none, and sends no `Allow`.
+ */
 export const methodNotAllowed = (
   allow: readonly string[],
   message = `This resource supports ${allow.join(', ')}.`,
-) => new ApiError('METHOD_NOT_ALLOWED', message, [], { Allow: allow.join(', ') })
+) =>
+  new ApiError('METHOD_NOT_ALLOWED', message, {
+    headers: allow.length > 0 ? { Allow: allow.join(', ') } : {},
+  })
 export const notAcceptable = make('NOT_ACCEPTABLE')
 export const requestTimeout = make('REQUEST_TIMEOUT')
 /** 409: the record's state or another record stands in the way. */
@@ -99,22 +128,22 @@ export const preconditionFailed = make('PRECONDITION_FAILED')
 export const payloadTooLarge = make('PAYLOAD_TOO_LARGE')
 export const uriTooLong = make('URI_TOO_LONG')
 export const unsupportedMediaType = make('UNSUPPORTED_MEDIA_TYPE')
-export const validationError = (details: ErrorDetail[], message = 'The request body is not valid.') =>
-  new ApiError('VALIDATION_ERROR', message, details)
+/** 422 with the contract's message for a body that is not valid, and the details that say where. */
+export const validationError = (details: ErrorDetail[], options: { cause?: unknown } = {}) =>
+  new ApiError('VALIDATION_ERROR', 'The request body is not valid.', { details, cause: options.cause })
 /** 422 with a message of its own and the details that say where. */
 export const invalid = make('VALIDATION_ERROR')
 export const rateLimitedError = make('RATE_LIMITED')
 /** 500: never shows its cause to the client; the cause is logged. */
 export const internal = (cause?: unknown) =>
-  new ApiError('INTERNAL', 'The server could not complete the request.', [], {}, { cause })
+  new ApiError('INTERNAL', 'The server could not complete the request.', { cause })
 /** 503 with `Retry-After`: the database or Redis cannot be reached, or the server is starting. */
-export const unavailable = (message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) =>
-  new ApiError(
-    'UNAVAILABLE',
-    message,
-    [],
-    { 'Retry-After': String(options.retryAfterSeconds ?? 1) },
-    {
-      cause: options.cause,
-    },
-  )
+export const unavailable = (
+  message: string,
+  options: Omit<ApiErrorOptions, 'headers'> & { retryAfterSeconds?: number } = {},
+) =>
+  new ApiError('UNAVAILABLE', message, {
+    details: options.details,
+    headers: { 'Retry-After': String(options.retryAfterSeconds ?? 1) },
+    cause: options.cause,
+  })

@@ -13,7 +13,7 @@ let last: { ms: number; bytes: Uint8Array } | null = null
  * back) the previous value is incremented (RFC 9562 §6.2, method 2), so ids made by one process
  * sort in creation order: records created in the same millisecond keep their order in lists.
  */
-export function uuidv7Bytes(now = Date.now()): Uint8Array {
+function uuidv7Bytes(now = Date.now()): Uint8Array {
   if (last && now <= last.ms) {
     const bytes = last.bytes.slice()
     for (let i = 15; i >= 9; i--) {

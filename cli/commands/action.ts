@@ -10,7 +10,7 @@ import { parseTarget, suggest } from '../resources.ts'
  * changed record. It sends an Idempotency-Key (a fresh one unless given) so that the client's
  * automatic retries can never act twice.
  */
-export async function action(
+async function action(
   ctx: Context,
   collection: string,
   id: string,

@@ -11,7 +11,7 @@ import { parseBody } from '../http.ts'
 import { printValue } from '../output.ts'
 
 /** The CLI's public OAuth client, present on every server (contract). */
-export const CLI_CLIENT_ID = 'api-cli'
+const CLI_CLIENT_ID = 'api-cli'
 
 /**
  * `api login`: the device flow by default, `--web` for authorization code + PKCE in a browser,

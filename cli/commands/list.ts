@@ -7,7 +7,7 @@ import { endListing, noticeMoreRecords, readPage, streamPages } from '../paging.
 import { columnsOf, filterFlags, parseTarget, suggest, type Target } from '../resources.ts'
 
 /** Options of `api list` itself; everything else must be one of the collection's filters. */
-export const LIST_OPTIONS = [
+const LIST_OPTIONS = [
   'all',
   'max-items',
   'limit',

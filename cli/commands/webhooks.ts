@@ -39,7 +39,7 @@ async function forward(
  * Webhooks headers, signed with a secret it prints (or the one given), so that a receiver can be
  * built before an endpoint is registered. Runs until interrupted.
  */
-export async function listen(ctx: Context, options: Record<string, unknown>): Promise<number> {
+async function listen(ctx: Context, options: Record<string, unknown>): Promise<number> {
   const to = options.forwardTo === undefined ? undefined : String(options.forwardTo)
   if (!to || !URL.canParse(to) || !/^https?:$/.test(new URL(to).protocol))
     throw new UsageError('--forward-to needs an http(s) URL, e.g. http://127.0.0.1:3000/hook')

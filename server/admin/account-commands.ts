@@ -8,7 +8,7 @@ import { type Listing, listClients, listOrgs, listUsers } from './listings.ts'
 import { createUser, requireOrg, setPassword } from './users.ts'
 
 /** What the account commands need from the command line that runs them (server/main.ts). */
-export interface AdminContext {
+interface AdminContext {
   argv: string[]
   io: { out: (line: string) => void; stdin: () => Promise<string> }
   /** The database of `--db`/`API_DB`. */

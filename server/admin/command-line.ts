@@ -4,7 +4,7 @@
  */
 
 /** The actions of the commands that take one, for their `--help` and their errors. */
-export const ACTIONS: Record<string, { usage: string; description: string }[]> = {
+const ACTIONS: Record<string, { usage: string; description: string }[]> = {
   org: [
     {
       usage: 'org create --name N',

@@ -33,7 +33,7 @@ export const DEMO_USERS = [
 
 const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as const
 
-export interface SeedResult {
+interface SeedResult {
   created: boolean
   orgs: { id: string; name: string }[]
   users: (typeof DEMO_USERS)[number][]

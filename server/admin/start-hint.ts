@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 
 /** How the operator runs the two programs, to name them in hints as they would type them. */
-export interface Invocation {
+interface Invocation {
   /** `api-server` as typed: `npm run -s api-server --`, `dist/api-server`, `api-server`. */
   server: string
   /** The command-line client the same way: `npm run -s api --`, `dist/api`, `api`. */
@@ -12,7 +12,7 @@ export interface Invocation {
 }
 
 /** A word as a POSIX shell reads it back. */
-export function shellWord(word: string): string {
+function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
 }
 
@@ -41,7 +41,7 @@ function pathWord(path: string): string {
   return shellWord(path.includes('/') ? path : `./${path}`)
 }
 
-export interface StartState {
+interface StartState {
   /** The server's URL as clients reach it (`--base-url` when given). */
   url: string
   /** Whether it serves HTTPS itself (`--tls-cert`): then the CLI may need to trust a private CA. */

@@ -6,7 +6,7 @@ import { prepareCreate } from '../resources/writes.ts'
 import type { Tx } from '../store/store.ts'
 import { systemPrincipal } from './system.ts'
 
-export const MIN_PASSWORD_LENGTH = 8
+const MIN_PASSWORD_LENGTH = 8
 
 /** Input an admin command cannot use; the command line exits 2 for it, like any usage error. */
 export class AdminInputError extends Error {

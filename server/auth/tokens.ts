@@ -1,6 +1,6 @@
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose'
-import { ApiError } from '../../shared/errors.ts'
+import { ApiError, insufficientScope, unauthorized } from '../../shared/errors.ts'
 import { ACCESS_TOKEN_TTL_S, type KeyRing } from './keys.ts'
 
 /** Who is calling: the subject of a verified access token. */
@@ -34,7 +34,7 @@ export interface TokenSettings {
   current?: (principal: Principal) => Principal | null | Promise<Principal | null>
 }
 
-export interface IssuedToken {
+interface IssuedToken {
   accessToken: string
   expiresIn: number
 }
@@ -62,21 +62,6 @@ export async function issueAccessToken(
     .setJti(encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16))))
     .sign(key)
   return { accessToken, expiresIn: ACCESS_TOKEN_TTL_S }
-}
-
-/** RFC 6750 §3: the challenge a 401 carries. */
-export function unauthorized(description?: string): ApiError {
-  const challenge = description
-    ? `Bearer realm="api", error="invalid_token", error_description="${description}"`
-    : 'Bearer realm="api"'
-  return new ApiError(
-    'UNAUTHORIZED',
-    description
-      ? `The access token is not valid: ${description}.`
-      : 'An access token is required (Authorization: Bearer <token>).',
-    [],
-    { 'WWW-Authenticate': challenge },
-  )
 }
 
 /** Bounded caches of verified tokens: a JWT cannot change, so one verification serves until expiry. */
@@ -173,8 +158,8 @@ export class TokenVerifier {
     let kid: string | undefined
     try {
       kid = decodeProtectedHeader(token).kid
-    } catch {
-      throw unauthorized('malformed token')
+    } catch (error) {
+      throw unauthorized('malformed token', { cause: error })
     }
     const key = await this.settings.keys.verifyKey(kid)
     if (!key) throw unauthorized('unknown signing key')
@@ -209,10 +194,10 @@ export class TokenVerifier {
       }
     } catch (error) {
       if (error instanceof ApiError) throw error
-      if (error instanceof errors.JWTExpired) throw unauthorized('the token has expired')
+      if (error instanceof errors.JWTExpired) throw unauthorized('the token has expired', { cause: error })
       if (error instanceof errors.JWTClaimValidationFailed)
-        throw unauthorized(`claim ${error.claim} is not valid`)
-      throw unauthorized('the signature or format is not valid')
+        throw unauthorized(`claim ${error.claim} is not valid`, { cause: error })
+      throw unauthorized('the signature or format is not valid', { cause: error })
     }
   }
 }
@@ -233,12 +218,7 @@ export function bearerToken(header: string | null): string {
 /** 403 unless the principal holds `scope`. */
 export function requireScope(principal: Principal, scope: string): void {
   if (principal.scopes.has(scope)) return
-  throw new ApiError(
-    'FORBIDDEN',
-    `The access token lacks the scope ${scope} (insufficient_scope).`,
-    [{ field: 'scope', message: `requires ${scope}` }],
-    { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
-  )
+  throw insufficientScope(scope)
 }
 
 function stillValid(principal: Principal | null): Principal {

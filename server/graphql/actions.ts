@@ -8,7 +8,7 @@ import { pascal, typeName } from './names.ts'
 import type { TypeKit } from './types.ts'
 
 /** `cancelOrder`, `rotateSecretWebhookEndpoint`: the action in camelCase, then the type. */
-export function actionField(resource: Resource, action: Action): string {
+function actionField(resource: Resource, action: Action): string {
   const [first, ...rest] = action.name.split('-')
   return `${first}${rest.map(pascal).join('')}${typeName(resource)}`
 }

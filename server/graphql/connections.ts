@@ -28,7 +28,7 @@ interface PageInfoSource {
   endCursor: string | null
 }
 
-export const PageInfo = new GraphQLObjectType<PageInfoSource>({
+const PageInfo = new GraphQLObjectType<PageInfoSource>({
   name: 'PageInfo',
   description: 'Where a page ends and whether more follow.',
   fields: {

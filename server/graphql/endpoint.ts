@@ -15,7 +15,7 @@ import { GRAPHQL_PATH } from './names.ts'
 import { serviceSchema } from './schema.ts'
 import { graphqlWebSocket, type SocketData } from './websocket.ts'
 
-export interface GraphQLOptions {
+interface GraphQLOptions {
   engine: EngineContext
   verifier: TokenVerifier
   /** The HTTP edge's quota, which operations over WebSocket count against too; none when off. */

@@ -7,7 +7,7 @@ import { ApiError, type ErrorCode, type ErrorDetail } from '../../shared/errors.
  * carries `details` (`[{field, message}]`, as REST) and `reason` (the REST code it stands for).
  * Anything else is masked as `INTERNAL` and logged, never shown.
  */
-export type GraphQLErrorCode =
+type GraphQLErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -37,7 +37,7 @@ const FROM_API: Partial<Record<ErrorCode, GraphQLErrorCode>> = {
   RATE_LIMITED: 'RATE_LIMITED',
 }
 
-export const INTERNAL_MESSAGE = 'The server could not complete the request.'
+const INTERNAL_MESSAGE = 'The server could not complete the request.'
 /** REST's message names the Idempotency-Key, which mutations do not take (docs/graphql.md). */
 export const UNAVAILABLE_MESSAGE =
   'The database cannot be reached, so this request was not acknowledged: try again in a moment.'
@@ -106,7 +106,7 @@ function isDeliberate(error: GraphQLError): boolean {
  * (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, BAD_REQUEST, none) are `BAD_USER_INPUT`.
  * Changes the error in place, keeping `extensions.http` (the status Yoga answers with).
  */
-export function withContractCode(error: GraphQLError): GraphQLError {
+function withContractCode(error: GraphQLError): GraphQLError {
   const extensions = error.extensions as Record<string, unknown>
   if (typeof extensions.code === 'string' && CODES.includes(extensions.code)) return error
   extensions.code = 'BAD_USER_INPUT'

@@ -174,7 +174,7 @@ const answerHeaders = (contentType: string, bytes: number) => ({
 /** Only JSON answers are kept; event streams and multipart answers (subscriptions) never are. */
 const KEPT_TYPES = /^application\/(?:graphql-response\+)?json\b/i
 
-export interface CachedOperationOptions {
+interface CachedOperationOptions {
   cache: ResponseCache
   verifier: TokenVerifier
   request: Request

@@ -98,14 +98,13 @@ export function withArgumentNames<T>(resource: Resource | undefined, nested: boo
     if (!(error instanceof ApiError)) return error
     const names = new Map(resource ? paramsOf(resource, nested).map((k) => [k.param, k.arg]) : [])
     const rename = (field: string) => RENAMED[field] ?? names.get(field) ?? field
+    // new ApiError: the same error, of any code, in the arguments' words.
     return new ApiError(
       error.code,
       error.message
         .replace(/\b(limit|cursor)\b/g, (m) => RENAMED[m]!)
         .replace(/\bparameters?\b/g, (m) => m.replace('parameter', 'argument')),
-      error.details.map((d) => ({ field: rename(d.field), message: d.message })),
-      error.headers,
-      { cause: error.cause },
+      { details: error.details.map((d) => ({ field: rename(d.field), message: d.message })), cause: error },
     )
   }
   try {

@@ -53,5 +53,3 @@ export function enumValueNames(values: readonly string[]): Map<string, string> {
   }
   return names
 }
-
-export const isGraphQLName = (name: string) => NAME.test(name)

@@ -33,7 +33,7 @@ export interface SocketData {
   expiry?: ReturnType<typeof setTimeout>
 }
 
-export const CLOSE_UNAUTHORIZED = 4401
+const CLOSE_UNAUTHORIZED = 4401
 /** After expiry, subscriptions complete themselves; the socket closes this much later. */
 const EXPIRY_GRACE_MS = 500
 

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../../shared/errors.ts'
+import { badRequest, unsupportedMediaType } from '../../shared/errors.ts'
 import { checkJsonText } from './json-text.ts'
 
 /** `application/json` or any `+json` type, with or without parameters. */
@@ -14,7 +14,7 @@ export function isJsonType(contentType: string | null): boolean {
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
   if (!isJsonType(request.headers.get('content-type'))) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.', [
+    throw unsupportedMediaType('The request body must be application/json.', [
       { field: 'Content-Type', message: 'must be application/json' },
     ])
   }
@@ -23,8 +23,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw badRequest('The request body is not valid JSON.', [
-      { field: 'body', message: error instanceof Error ? error.message : 'malformed JSON' },
-    ])
+    throw badRequest('The request body is not valid JSON.', {
+      details: [{ field: 'body', message: error instanceof Error ? error.message : 'malformed JSON' }],
+      cause: error,
+    })
   }
 }

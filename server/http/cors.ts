@@ -6,7 +6,7 @@
  */
 
 /** Request headers a cross-origin call may send (beyond the CORS-safelisted ones). */
-export const CORS_ALLOW_HEADERS = [
+const CORS_ALLOW_HEADERS = [
   'Authorization',
   'Content-Type',
   'Idempotency-Key',
@@ -17,7 +17,7 @@ export const CORS_ALLOW_HEADERS = [
 ]
 
 /** Response headers a cross-origin caller may read (beyond the CORS-safelisted ones). */
-export const CORS_EXPOSE_HEADERS = [
+const CORS_EXPOSE_HEADERS = [
   'Location',
   'Content-Location',
   'Accept-Query',
@@ -37,7 +37,7 @@ export const CORS_EXPOSE_HEADERS = [
 ]
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
-export const CORS_MAX_AGE = 600
+const CORS_MAX_AGE = 600
 
 /** Allow-Methods for a preflight whose route did not list its methods. */
 const ALL_METHODS = 'GET, HEAD, QUERY, POST, PUT, PATCH, DELETE, OPTIONS'

@@ -14,7 +14,7 @@ import type { ResponseCache } from './response-cache.ts'
 import { errorResponse, noContent } from './responses.ts'
 import { routable } from './routable.ts'
 
-export interface EdgeOptions {
+interface EdgeOptions {
   /** The router: every path of the service. */
   handle: (request: Request) => Response | Promise<Response>
   logger: Logger
@@ -31,7 +31,7 @@ export interface EdgeOptions {
   bodyIdleTimeoutMs?: number
 }
 
-export interface Edge {
+interface Edge {
   fetch: (request: Request) => Promise<Response>
   /** Requests being handled now (shutdown waits for them). */
   inFlight: () => number
@@ -58,7 +58,7 @@ function httpDate(now: number): string {
 }
 
 /** The path as logged: stored-result tokens are capabilities and are masked; no query string ever. */
-export function loggedPath(path: string): string {
+function loggedPath(path: string): string {
   const masked = path.replace(/(\/queries\/[^/]+\/results\/)[^/]+/, '$1[redacted]')
   return masked.length > 512 ? `${masked.slice(0, 512)}…` : masked
 }

@@ -1,4 +1,10 @@
-import { ApiError } from '../../shared/errors.ts'
+import {
+  type ApiError,
+  badRequest,
+  payloadTooLarge,
+  requestTimeout,
+  uriTooLong,
+} from '../../shared/errors.ts'
 
 /** Largest request body, in bytes (docs/operations.md, "Size limits"). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -11,10 +17,10 @@ export const MAX_JSON_DEPTH = 32
  * bodies"). Under Bun's own idle timeout (10 s, checked every few seconds), which would close the
  * connection without an answer.
  */
-export const BODY_IDLE_TIMEOUT_MS = 5_000
+const BODY_IDLE_TIMEOUT_MS = 5_000
 
 function tooLarge(): ApiError {
-  return new ApiError('PAYLOAD_TOO_LARGE', `A request body may be at most ${MAX_BODY_BYTES} bytes (1 MiB).`, [
+  return payloadTooLarge(`A request body may be at most ${MAX_BODY_BYTES} bytes (1 MiB).`, [
     { field: 'body', message: `is larger than ${MAX_BODY_BYTES} bytes` },
   ])
 }
@@ -23,28 +29,27 @@ function tooLarge(): ApiError {
 const CLOSE = { Connection: 'close' }
 
 function stalled(idleMs: number): ApiError {
-  return new ApiError(
-    'REQUEST_TIMEOUT',
-    `The request body stopped arriving: nothing came for ${idleMs / 1000} s.`,
-    [{ field: 'body', message: `no byte arrived for ${idleMs} ms` }],
-    CLOSE,
-  )
+  return requestTimeout(`The request body stopped arriving: nothing came for ${idleMs / 1000} s.`, {
+    details: [{ field: 'body', message: `no byte arrived for ${idleMs} ms` }],
+    headers: CLOSE,
+  })
 }
 
 function endedEarly(size: number, expected: number | null): ApiError {
-  return new ApiError(
-    'BAD_REQUEST',
+  return badRequest(
     'The request body ended early: the connection closed, or its chunked framing broke, before the whole body arrived.',
-    [
-      {
-        field: 'body',
-        message:
-          expected === null
-            ? `ended after ${size} bytes, before its last chunk`
-            : `ended after ${size} of the ${expected} bytes its Content-Length announced`,
-      },
-    ],
-    CLOSE,
+    {
+      details: [
+        {
+          field: 'body',
+          message:
+            expected === null
+              ? `ended after ${size} bytes, before its last chunk`
+              : `ended after ${size} of the ${expected} bytes its Content-Length announced`,
+        },
+      ],
+      headers: CLOSE,
+    },
   )
 }
 
@@ -52,7 +57,7 @@ function endedEarly(size: number, expected: number | null): ApiError {
 export function checkUrlLength(url: URL): void {
   const length = url.pathname.length + url.search.length
   if (length <= MAX_URL_LENGTH) return
-  throw new ApiError('URI_TOO_LONG', `The request target may be at most ${MAX_URL_LENGTH} characters.`, [
+  throw uriTooLong(`The request target may be at most ${MAX_URL_LENGTH} characters.`, [
     { field: 'url', message: `is ${length} characters long` },
   ])
 }

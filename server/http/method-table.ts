@@ -1,5 +1,5 @@
+import { methodNotAllowed } from '../../shared/errors.ts'
 import type { Principal } from '../auth/tokens.ts'
-import { methodNotAllowed } from './responses.ts'
 
 /** One request to a route, once its token is verified and its path parameters read. */
 export interface RouteRequest {

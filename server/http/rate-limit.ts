@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts'
+import { type ApiError, rateLimitedError } from '../../shared/errors.ts'
 import type { Principal } from '../auth/tokens.ts'
 
 /**
@@ -59,17 +59,15 @@ export function addressKey(address: string): string {
 
 /** The 429 over the quota (RFC 6585 §4), with `Retry-After` (RFC 9110 §10.2.3). */
 export function rateLimited(state: RateState): ApiError {
-  return new ApiError(
-    'RATE_LIMITED',
-    `Too many requests; try again in ${state.resetS} s.`,
-    [
+  return rateLimitedError(`Too many requests; try again in ${state.resetS} s.`, {
+    details: [
       {
         field: 'RateLimit',
         message: `the quota of this client and user (or of this address) is spent for ${state.resetS} s`,
       },
     ],
-    { 'Retry-After': String(state.resetS) },
-  )
+    headers: { 'Retry-After': String(state.resetS) },
+  })
 }
 
 export class RateLimiter implements RequestQuota {

@@ -8,7 +8,7 @@ import { type ApiError, badRequest } from '../../shared/errors.ts'
  * Repeated Host lines arrive joined by ", " (`a, b`). Bun answers an HTTP/1.1 request with no
  * Host itself, with a bare 400 (docs/operations.md, "Malformed requests").
  */
-export interface RequestTarget {
+interface RequestTarget {
   /** The request to route: the one given, or a copy whose URL is complete. */
   request: Request
   url: URL

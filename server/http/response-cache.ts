@@ -8,7 +8,7 @@ export const DEFAULT_CACHE_MB = 16
 const ENTRY_OVERHEAD = 256
 
 /** A GraphQL query's answer as Yoga serialized it: kept only when it was a 200 without `errors`. */
-export interface OperationAnswer {
+interface OperationAnswer {
   status: number
   contentType: string
   text: string

@@ -27,9 +27,3 @@ export function errorResponse(error: unknown, log: (error: unknown) => void = ()
   }
   return json(500, body)
 }
-
-export function methodNotAllowed(allow: string[]): ApiError {
-  return new ApiError('METHOD_NOT_ALLOWED', `This resource supports ${allow.join(', ')}.`, [], {
-    Allow: allow.join(', '),
-  })
-}

@@ -15,13 +15,13 @@ export interface TlsFiles {
 }
 
 /** A certificate (chain) and its key, as Bun.serve takes them. */
-export interface TlsPem {
+interface TlsPem {
   cert: string
   key: string
 }
 
 /** A certificate or key file the server cannot use; the message names the file. */
-export class TlsFileError extends Error {
+class TlsFileError extends Error {
   override name = 'TlsFileError'
 }
 
@@ -79,7 +79,7 @@ export function isLoopback(host: string): boolean {
 }
 
 /** How `serve` is to keep bearer tokens off the network in clear text. */
-export interface Transport {
+interface Transport {
   tls: boolean
   trustProxy: boolean
   insecureHttp: boolean

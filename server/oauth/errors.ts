@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../store/availability.ts'
  * RFC 6749 §5.2 error codes (and RFC 8628 §3.5 for the device flow); `temporarily_unavailable`
  * (RFC 6749 §4.1.2.1) answers a client id locked out by failed authentications.
  */
-export type OAuthErrorCode =
+type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'

@@ -1,7 +1,7 @@
 import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 
-export type LoginOutcome =
+type LoginOutcome =
   | { kind: 'ok'; user: LoginUser }
   /** The same e-mail and password open accounts in several organizations. */
   | { kind: 'choose'; users: LoginUser[] }

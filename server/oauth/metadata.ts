@@ -2,7 +2,7 @@ import { ALL_SCOPES } from '../../shared/resources/index.ts'
 import { GRANT_TYPES } from '../store/types.ts'
 
 /** RFC 8414 authorization server metadata: every endpoint and what each supports. */
-export function serverMetadata(issuer: string): Record<string, unknown> {
+function serverMetadata(issuer: string): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,

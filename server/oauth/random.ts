@@ -6,7 +6,7 @@ export function randomToken(prefix: string): string {
 }
 
 /** RFC 8628 §6.1: 20 consonants, no vowels (no words), no look-alikes such as 0/O or 1/I. */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ'
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ'
 
 /** Eight characters from USER_CODE_ALPHABET (20^8, about 34 bits), drawn without modulo bias. */
 export function randomUserCode(): string {

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../store/availability.ts'
 import type { Grant } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 
-export type FoundToken =
+type FoundToken =
   | { kind: 'access_token'; principal: Principal; claims: Record<string, unknown> }
   | { kind: 'refresh_token'; grant: Grant; expiresAt: number }
 

@@ -10,7 +10,7 @@ import { CONDITIONAL_GET } from './parameters.ts'
  */
 export type QueryField = 'query' | 'x-query'
 
-export interface QueryOperationOptions {
+interface QueryOperationOptions {
   operationId: string
   summary: string
   tags: string[]

@@ -24,7 +24,7 @@ const HOUSEKEEPING_DEFAULTS: HousekeepingOptions = {
  * reports the outage once (server/store/availability.ts). Returns how many rows of each kind were
  * deleted.
  */
-export async function runHousekeeping(
+async function runHousekeeping(
   store: Store,
   now: number,
   limit: number,

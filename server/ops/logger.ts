@@ -41,7 +41,7 @@ const SECRETS: [RegExp, string][] = [
   [/\b(Bearer|Basic) +[\w\-.~+/]{8,}=*/gi, '$1 [redacted]'],
 ]
 
-export function redactSecrets(line: string): string {
+function redactSecrets(line: string): string {
   let out = line
   for (const [pattern, replacement] of SECRETS) out = out.replace(pattern, replacement)
   return out
@@ -62,7 +62,7 @@ const BATCH_CHARS = 64 * 1024
  * the rest of a GET by id (docs/performance.md). Lines are still written in order, within one
  * turn, and whatever waits is written before the process exits.
  */
-export function batchedStdout(): (line: string) => void {
+function batchedStdout(): (line: string) => void {
   let pending = ''
   let scheduled = false
   const flush = () => {

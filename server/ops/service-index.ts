@@ -6,7 +6,7 @@ import { VERSIONS } from '../versions/versions.ts'
  * `GET /`: where to go from the root, for a person with curl or a client discovering the service.
  * Paths, not URLs: they hold on whatever origin the client reached, behind a proxy too.
  */
-export function serviceIndex(): Record<string, unknown> {
+function serviceIndex(): Record<string, unknown> {
   const current = VERSIONS.find((v) => v.status === 'current') ?? VERSIONS[VERSIONS.length - 1]!
   return {
     name: 'api-service',

@@ -19,8 +19,14 @@ export function parseFormBody(text: string): URLSearchParams {
   try {
     // Each name and value must decode to UTF-8 as well.
     for (const part of body.split('&')) decodeURIComponent(part.replace(/\+/g, ' '))
-  } catch {
-    throw malformed('The body is not application/x-www-form-urlencoded.', 'holds an escape that is not UTF-8')
+  } catch (error) {
+    throw malformed(
+      'The body is not application/x-www-form-urlencoded.',
+      'holds an escape that is not UTF-8',
+      {
+        cause: error,
+      },
+    )
   }
   return new URLSearchParams(body)
 }

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, internal, notFound } from '../../shared/errors.ts'
+import { badRequest, forbidden, internal, notFound } from '../../shared/errors.ts'
 import { rejectUnknownParams } from '../../shared/query/pagination.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
@@ -26,7 +26,7 @@ import { type QueryTarget, targetOfPath } from './target.ts'
  * RFC 10008 §2.7: a QUERY response depends on the request content, so caches key it on the body
  * and on the headers that give the body its meaning; the token decides what the caller may see.
  */
-export const QUERY_VARY = 'Authorization, Content-Type, Content-Encoding'
+const QUERY_VARY = 'Authorization, Content-Type, Content-Encoding'
 
 /**
  * QUERY on a collection or /api/v1/search: reads the body by its Content-Type, runs it like the
@@ -93,8 +93,7 @@ export function queryHandler(
 async function loadQuery(engine: EngineContext, principal: Principal, id: string): Promise<StoredQuery> {
   const query = /^qry_[0-9a-z]{26}$/.test(id) ? await engine.store.queries.find(id, engine.clock()) : null
   if (!query) throw notFound('No stored query with this id.')
-  if (query.orgId !== principal.orgId)
-    throw new ApiError('FORBIDDEN', 'This stored query belongs to another organization.')
+  if (query.orgId !== principal.orgId) throw forbidden('This stored query belongs to another organization.')
   return query
 }
 
@@ -175,7 +174,7 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
       if (!result || result.queryId !== params.id || !sameVersion)
         throw notFound('No stored result here; results are kept 10 minutes.')
       if (result.orgId !== principal.orgId)
-        throw new ApiError('FORBIDDEN', 'This stored result belongs to another organization.')
+        throw forbidden('This stored result belongs to another organization.')
       const query = await loadQuery(engine, principal, result.queryId)
       const collection = requireReadScope(principal, (await reparse(prefix, query)).parsed)
       // The stored answer is what its maker saw: on the event log, events of any collection it read.

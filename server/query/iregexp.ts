@@ -3,7 +3,7 @@ import { RE2JS } from 're2js'
 import { unprocessable } from './media.ts'
 
 /** Longest pattern `match()` and `search()` accept; longer ones make the query 422. */
-export const MAX_PATTERN_LENGTH = 500
+const MAX_PATTERN_LENGTH = 500
 
 const SINGLE_ESCAPES = new Set([
   '(',
@@ -140,11 +140,12 @@ function compile(pattern: string): RE2JS | null {
   if (translated !== undefined) {
     try {
       compiled = RE2JS.compile(translated)
-    } catch {
+    } catch (error) {
       // RE2 refuses repetition counts above 1000, which I-Regexp allows.
       throw unprocessable(
         'A match() or search() pattern is too large.',
         'a regular expression repeats more than 1000 times',
+        { cause: error },
       )
     }
   }

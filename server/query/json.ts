@@ -16,8 +16,15 @@ export function parseJsonBody(text: string): URLSearchParams {
     value = JSON.parse(text)
   } catch (error) {
     // Too deep, or a repeated member name: the text is not a JSON body this service reads (400).
-    if (error instanceof ApiError) throw new MalformedBodyError(error.message, error.details)
-    throw malformed('The body is not valid JSON.', error instanceof Error ? error.message : 'malformed JSON')
+    if (error instanceof ApiError)
+      throw new MalformedBodyError(error.message, error.details, { cause: error })
+    throw malformed(
+      'The body is not valid JSON.',
+      error instanceof Error ? error.message : 'malformed JSON',
+      {
+        cause: error,
+      },
+    )
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw validationError([{ field: 'body', message: 'must be a JSON object of query parameters' }])

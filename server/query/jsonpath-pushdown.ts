@@ -9,7 +9,7 @@ const { StringLiteral, NumberLiteral, BooleanLiteral, NullLiteral } = jsonpath.e
 const { NameSelector } = jsonpath.selectors
 
 /** A translated filter: SQL conditions that hold for every record the filter keeps (a superset). */
-export interface Pushdown {
+interface Pushdown {
   condition: Condition
   /** True when the condition keeps exactly the records the filter keeps. */
   exact: boolean

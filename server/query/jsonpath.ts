@@ -6,9 +6,9 @@ import { pushdown } from './jsonpath-pushdown.ts'
 import { malformed, unprocessable } from './media.ts'
 
 /** Longest JSONPath body, in characters. */
-export const MAX_JSONPATH_LENGTH = 2000
+const MAX_JSONPATH_LENGTH = 2000
 /** Absolute queries (`$` inside a filter) allowed in one path: each one reads the whole array. */
-export const MAX_ROOT_QUERIES = 1
+const MAX_ROOT_QUERIES = 1
 
 /** RFC 9535 blank space (`B`: space, tab, LF, CR) at either end of the body. */
 const EDGE_BLANK = /^[ \t\n\r]|[ \t\n\r]$/
@@ -69,7 +69,7 @@ export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan 
     compiled = environment.compile(text)
   } catch (error) {
     const message = error instanceof JSONPathError ? error.message : 'not a JSONPath query'
-    throw malformed('The JSONPath query does not parse (RFC 9535).', message.slice(0, 200))
+    throw malformed('The JSONPath query does not parse (RFC 9535).', message.slice(0, 200), { cause: error })
   }
   let segments = compiled.segments
   let resource = fixed

@@ -1,4 +1,11 @@
-import { ApiError, badRequest, type ErrorDetail } from '../../shared/errors.ts'
+import {
+  ApiError,
+  badRequest,
+  type ErrorDetail,
+  invalid,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from '../../shared/errors.ts'
 
 /** The query formats every QUERY resource accepts (contract), in the order Accept-Query lists them. */
 export const QUERY_MEDIA_TYPES = [
@@ -26,8 +33,9 @@ export interface QueryBody {
 }
 
 const unsupported = (message: string) =>
-  new ApiError('UNSUPPORTED_MEDIA_TYPE', message, [{ field: 'Content-Type', message }], {
-    'Accept-Query': ACCEPT_QUERY,
+  unsupportedMediaType(message, {
+    details: [{ field: 'Content-Type', message }],
+    headers: { 'Accept-Query': ACCEPT_QUERY },
   })
 
 /**
@@ -35,7 +43,7 @@ const unsupported = (message: string) =>
  * the body its meaning), 415 with Accept-Query for a type not accepted or a charset other than
  * UTF-8, and for a content coding (RFC 9110 §15.5.16).
  */
-export function queryMediaType(request: Request): QueryMediaType {
+function queryMediaType(request: Request): QueryMediaType {
   const header = request.headers.get('content-type')
   if (header === null || header.trim() === '') {
     throw badRequest('A QUERY request needs a Content-Type naming its query format.', [
@@ -66,8 +74,8 @@ export async function readQueryBody(request: Request): Promise<QueryBody> {
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    throw malformed('The QUERY body is not UTF-8.', 'is not valid UTF-8')
+  } catch (error) {
+    throw malformed('The QUERY body is not UTF-8.', 'is not valid UTF-8', { cause: error })
   }
   return { mediaType, text }
 }
@@ -78,19 +86,23 @@ export async function readQueryBody(request: Request): Promise<QueryBody> {
  */
 export class MalformedBodyError extends ApiError {
   /** `detail` is about `body`, or the details name their own fields (a repeated JSON member). */
-  constructor(message: string, detail: string | ErrorDetail[]) {
-    super('BAD_REQUEST', message, typeof detail === 'string' ? [{ field: 'body', message: detail }] : detail)
+  constructor(message: string, detail: string | ErrorDetail[], options: { cause?: unknown } = {}) {
+    super('BAD_REQUEST', message, {
+      details: typeof detail === 'string' ? [{ field: 'body', message: detail }] : detail,
+      cause: options.cause,
+    })
   }
 }
 
-export const malformed = (message: string, detail: string) => new MalformedBodyError(message, detail)
+export const malformed = (message: string, detail: string, options: { cause?: unknown } = {}) =>
+  new MalformedBodyError(message, detail, options)
 
 /** 422 for a well-formed body the service cannot run, with one detail on `body`. */
-export const unprocessable = (message: string, detail: string) =>
-  new ApiError('VALIDATION_ERROR', message, [{ field: 'body', message: detail }])
+export const unprocessable = (message: string, detail: string, options: { cause?: unknown } = {}) =>
+  invalid(message, { details: [{ field: 'body', message: detail }], cause: options.cause })
 
 function tooLarge() {
-  return new ApiError('PAYLOAD_TOO_LARGE', `A QUERY body may be at most ${MAX_QUERY_BODY_BYTES} bytes.`, [
+  return payloadTooLarge(`A QUERY body may be at most ${MAX_QUERY_BODY_BYTES} bytes.`, [
     { field: 'body', message: `is larger than ${MAX_QUERY_BODY_BYTES} bytes` },
   ])
 }

@@ -1,6 +1,6 @@
 import type { JSONValue } from 'json-p3'
 import { sha256Base64url } from '../../shared/crypto.ts'
-import { ApiError, badRequest } from '../../shared/errors.ts'
+import { ApiError, badRequest, invalid } from '../../shared/errors.ts'
 import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ShapeParams } from '../../shared/query/shape.ts'
 import {
@@ -26,21 +26,21 @@ import type { QueryTarget } from './target.ts'
 /** Wall-clock budget of one QUERY's in-memory work, in milliseconds (503 past it). */
 export const QUERY_TIME_BUDGET_MS = 2000
 /** Most records a JSONPath query may evaluate in memory in one request (docs/query.md). */
-export const MAX_MEMORY_RECORDS = 1000
+const MAX_MEMORY_RECORDS = 1000
 /** Most nodes a path evaluated over the whole collection may select. */
-export const MAX_MEMORY_NODES = 10_000
+const MAX_MEMORY_NODES = 10_000
 
 // The SQL parser (sql-parser-cst, 6.5 MB of JavaScript) and the JSONPath one (json-p3 and re2js)
 // load with the first body that needs them: a server never sent one does not hold them
 // (docs/performance.md, "Memory").
-let sqlParser: Promise<typeof import('./sql.ts')> | undefined
-let jsonPathParser: Promise<typeof import('./jsonpath.ts')> | undefined
+let sqlParser: Promise<typeof import('./sql.ts')['parseSqlBody']> | undefined
+let jsonPathParser: Promise<typeof import('./jsonpath.ts')['parseJsonPathBody']> | undefined
 const loadSqlParser = () => {
-  sqlParser ??= import('./sql.ts')
+  sqlParser ??= import('./sql.ts').then((module) => module.parseSqlBody)
   return sqlParser
 }
 const loadJsonPathParser = () => {
-  jsonPathParser ??= import('./jsonpath.ts')
+  jsonPathParser ??= import('./jsonpath.ts').then((module) => module.parseJsonPathBody)
   return jsonPathParser
 }
 
@@ -73,14 +73,14 @@ export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: n
   const resource = target.kind === 'collection' ? target.resource : undefined
   switch (body.mediaType) {
     case 'application/sql': {
-      const { parseSqlBody } = await loadSqlParser()
+      const parseSqlBody = await loadSqlParser()
       return unprocessableContent<ParsedQuery>(() => {
         const sql = parseSqlBody(body.text, resource)
         return { kind: 'list', resource: sql.resource, query: sql.query, fields: sql.fields }
       })
     }
     case 'application/jsonpath': {
-      const { parseJsonPathBody } = await loadJsonPathParser()
+      const parseJsonPathBody = await loadJsonPathParser()
       return unprocessableContent<ParsedQuery>(() => ({
         kind: 'jsonpath',
         plan: parseJsonPathBody(body.text, resource),
@@ -320,7 +320,7 @@ const notForJsonPath = (name: string) =>
   badRequest(`${name} does not apply to a JSONPath query.`, [{ field: name, message: 'use cursor' }])
 
 /** Runs `fn`, reporting a 400 about the body's content as 422 (malformed bodies stay 400). */
-export function unprocessableContent<T>(fn: () => T): T {
+function unprocessableContent<T>(fn: () => T): T {
   try {
     return fn()
   } catch (error) {
@@ -339,8 +339,6 @@ export async function unprocessableWhileRunning<T>(fn: () => Promise<T>): Promis
 
 function asUnprocessable(error: unknown): unknown {
   if (error instanceof ApiError && error.code === 'BAD_REQUEST' && !(error instanceof MalformedBodyError))
-    return Object.assign(new ApiError('VALIDATION_ERROR', error.message, error.details, error.headers), {
-      cause: error,
-    })
+    return invalid(error.message, { details: error.details, headers: error.headers, cause: error })
   return error
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts'
+import { type ApiError, invalid } from '../../shared/errors.ts'
 
 /** A node of the SQL syntax tree, read from `unknown` with explicit checks. */
 export type SqlNode = { type: string; range?: [number, number] } & Record<string, unknown>
@@ -9,7 +9,7 @@ export const isNode = (value: unknown): value is SqlNode =>
 /** 422 naming what is not allowed and where (0-based offset into the SQL text). */
 export function sqlProblem(message: string, node?: unknown): ApiError {
   const at = isNode(node) && node.range ? ` at ${node.range[0]}` : ''
-  return new ApiError('VALIDATION_ERROR', `The SQL query cannot be run: ${message}${at}.`, [
+  return invalid(`The SQL query cannot be run: ${message}${at}.`, [
     { field: 'body', message: `${message}${at}` },
   ])
 }

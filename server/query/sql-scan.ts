@@ -1,12 +1,12 @@
 import { malformed, unprocessable } from './media.ts'
 
 /** Longest SQL body, in characters. */
-export const MAX_SQL_LENGTH = 10_000
+const MAX_SQL_LENGTH = 10_000
 /**
  * Deepest nesting of parentheses. The SQL parser backtracks, and its time doubles with each level
  * of an unclosed or broken nesting: at 8 levels a hostile body still parses in milliseconds.
  */
-export const MAX_SQL_PARENS = 8
+const MAX_SQL_PARENS = 8
 
 /**
  * A pass over the SQL text before the parser sees it: strings, quoted names and comments are

@@ -22,14 +22,14 @@ import { scanSql } from './sql-scan.ts'
 import { WhereTranslator } from './sql-where.ts'
 
 /** What an `application/sql` body asks for, as the internal query plus the columns to return. */
-export interface SqlQuery {
+interface SqlQuery {
   resource: Resource
   query: ListQuery
   /** The select list as JSON field names, in order; null for `*`. */
   fields: string[] | null
 }
 
-export const MAX_SQL_OFFSET = 100_000_000
+const MAX_SQL_OFFSET = 100_000_000
 
 const CLAUSES: Record<string, string> = {
   with_clause: 'WITH (common table expressions)',
@@ -65,7 +65,7 @@ export function parseSqlBody(text: string, fixed?: Resource): SqlQuery {
     })
   } catch (error) {
     const first = error instanceof Error ? error.message.split('\n')[0]! : 'syntax error'
-    throw malformed('The SQL query does not parse.', first.slice(0, 200))
+    throw malformed('The SQL query does not parse.', first.slice(0, 200), { cause: error })
   }
   const statements = isNode(program) && Array.isArray(program.statements) ? program.statements : []
   const real = statements.filter((s) => !(isNode(s) && s.type === 'empty'))

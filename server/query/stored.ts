@@ -7,12 +7,12 @@ import type { StoredQuery } from '../store/types.ts'
 import type { QueryBody } from './media.ts'
 
 /** A stored result can be fetched for this long after the QUERY that made it. */
-export const RESULT_TTL_MS = 10 * 60 * 1000
+const RESULT_TTL_MS = 10 * 60 * 1000
 /**
  * Larger responses are not stored, and their QUERY answers without Content-Location. A page holds
  * at most 100 records, so only pages of very large records (long post bodies) come near it.
  */
-export const MAX_RESULT_BYTES = 16 * 1024 * 1024
+const MAX_RESULT_BYTES = 16 * 1024 * 1024
 /** Stored queries are marked used at most this often, so that GETs rarely write. */
 const TOUCH_INTERVAL_MS = 3600 * 1000
 

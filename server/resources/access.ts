@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../../shared/errors.ts'
+import { forbidden, notFound } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
@@ -28,7 +28,7 @@ export async function loadRecord(
     ? await ctx.store.records.findForUpdate(resource, id)
     : await ctx.store.records.find(resource, id, read)
   if (!record) throw missing(resource, id)
-  if (record.orgId !== principal.orgId) throw forbidden(resource)
+  if (record.orgId !== principal.orgId) throw ofAnotherOrganization(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)
   return record
 }
@@ -43,10 +43,10 @@ export async function loadParent(
   const parentResource = resourceByName(child.parent!.collection)!
   const record = await ctx.store.records.find(parentResource, parent.id)
   if (!record) throw missing(parentResource, parent.id)
-  if (record.orgId !== principal.orgId) throw forbidden(parentResource)
+  if (record.orgId !== principal.orgId) throw ofAnotherOrganization(parentResource)
   return record
 }
 
-function forbidden(resource: Resource) {
-  return new ApiError('FORBIDDEN', `This ${resource.singular} belongs to another organization.`)
+function ofAnotherOrganization(resource: Resource) {
+  return forbidden(`This ${resource.singular} belongs to another organization.`)
 }

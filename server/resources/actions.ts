@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts'
+import { type ApiError, conflict } from '../../shared/errors.ts'
 import type { Action, Resource } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
@@ -22,7 +22,7 @@ function notFromHere(resource: Resource, action: Action, state: unknown): ApiErr
     typeof state === 'boolean' && action.field
       ? `it is ${state ? (state === action.to ? 'already ' : '') : 'not '}${action.field}`
       : `its ${action.field} is ${shown(state)}, and ${action.name} needs ${from}`
-  return new ApiError('CONFLICT', `This ${resource.singular} cannot ${action.name}: ${why}.`, [
+  return conflict(`This ${resource.singular} cannot ${action.name}: ${why}.`, [
     { field: action.field ?? 'state', message: `is ${shown(state)}; ${action.name} needs ${from}` },
   ])
 }

@@ -8,16 +8,16 @@ import type { Entity } from './reads.ts'
 import { visibleCollections } from './visibility.ts'
 
 /** How often the log is checked for appends, in milliseconds. */
-export const EVENT_POLL_MS = 250
+const EVENT_POLL_MS = 250
 /** Events read per statement while catching up. */
 const BATCH = 100
 /** A waiting stream looks again at least this often, whatever the ticker says. */
 const MAX_WAIT_MS = 30_000
-export const MAX_EVENT_TYPES = 50
+const MAX_EVENT_TYPES = 50
 /** How soon a stream looks again while the database cannot be reached. */
 const UNAVAILABLE_RETRY_MS = 1_000
 
-export interface EventStreamOptions {
+interface EventStreamOptions {
   /** Only events of these types (`order.created`); all when absent or empty. */
   types?: readonly string[] | null
   /** Resume after this event id: every later event of the organization, in order, none twice. */

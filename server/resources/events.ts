@@ -5,7 +5,7 @@ import type { Principal } from '../auth/tokens.ts'
 import type { EngineContext } from './context.ts'
 
 /** What happened to the record: a create, update or delete, or an action's past tense (`cancelled`). */
-export type ChangeKind = 'created' | 'updated' | 'deleted' | Action['past']
+type ChangeKind = 'created' | 'updated' | 'deleted' | Action['past']
 
 /**
  * Who a principal is in the event log: the user a token was issued for, the client of a

@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts'
+import { type ApiError, invalid } from '../../shared/errors.ts'
 import type { Principal } from '../auth/tokens.ts'
 import { seal, unseal } from '../crypto/seal.ts'
 import type { Tx } from '../store/store.ts'
@@ -35,7 +35,7 @@ async function opened(tx: Tx, response: StoredResponse): Promise<StoredResponse>
 }
 
 function reusedWithAnotherRequest(): ApiError {
-  return new ApiError('VALIDATION_ERROR', 'This Idempotency-Key was used with another request body.', [
+  return invalid('This Idempotency-Key was used with another request body.', [
     { field: 'Idempotency-Key', message: 'was already used with a different body' },
   ])
 }

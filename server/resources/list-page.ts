@@ -16,7 +16,7 @@ export interface ListAnswer {
 }
 
 /** A test the store cannot run, applied to each record in memory (JSONPath filters beyond SQL). */
-export interface MemoryFilter {
+interface MemoryFilter {
   /** Sees the record as the client does (the presentation's). */
   keep: (record: Entity) => boolean
   /** Most records `keep` may look at in one request (422 past it). */
@@ -27,7 +27,7 @@ export interface MemoryFilter {
   binding: string
 }
 
-export interface ListRequest {
+interface ListRequest {
   /** The collection; undefined searches every searchable one the principal may read (`q` on /search). */
   resource?: Resource
   query: ListQuery

@@ -27,7 +27,7 @@ export interface Pagination {
   totalPages?: number | null
 }
 
-export interface ListResult {
+interface ListResult {
   data: Entity[]
   pagination: Pagination
   /** The last change to any record of this collection in the organization (for Last-Modified). */

@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/errors.ts'
+import { invalid, unavailable } from '../../shared/errors.ts'
 import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
@@ -11,7 +11,7 @@ import { lastVisibleChange, visibilityConditions } from './visibility.ts'
 /** Rows fetched from the store per round of a scan. */
 const BATCH = 100
 
-export interface ScanRequest {
+interface ScanRequest {
   /** Conditions the store applies; `keep` sees only rows that pass them. */
   where: Condition[]
   sort: SortKey[]
@@ -27,7 +27,7 @@ export interface ScanRequest {
   binding: string
 }
 
-export interface ScanResult {
+interface ScanResult {
   data: Entity[]
   pagination: { limit: number; hasMore: boolean; nextCursor: string | null }
   lastModified: string
@@ -91,24 +91,17 @@ export async function scanRecords(
 }
 
 function overBudget(budget: number) {
-  return new ApiError(
-    'VALIDATION_ERROR',
-    `Answering this query would evaluate more than ${budget} records in memory.`,
-    [
-      {
-        field: 'body',
-        message: `needs more than ${budget} records evaluated in memory; add a condition that runs in SQL (==, !=, <, <=, >, >= between a field and a literal, with && || !)`,
-      },
-    ],
-  )
+  return invalid(`Answering this query would evaluate more than ${budget} records in memory.`, [
+    {
+      field: 'body',
+      message: `needs more than ${budget} records evaluated in memory; add a condition that runs in SQL (==, !=, <, <=, >, >= between a field and a literal, with && || !)`,
+    },
+  ])
 }
 
 /** 503: the query ran out of its time budget (docs/query.md); trying again later may succeed. */
 export function overTime() {
-  return new ApiError(
-    'UNAVAILABLE',
-    'The query did not finish within its time budget.',
-    [{ field: 'body', message: 'took longer than the time budget of a QUERY' }],
-    { 'Retry-After': '1' },
-  )
+  return unavailable('The query did not finish within its time budget.', {
+    details: [{ field: 'body', message: 'took longer than the time budget of a QUERY' }],
+  })
 }

@@ -14,7 +14,7 @@ export interface SearchHit {
   record: Entity
 }
 
-export interface SearchResult {
+interface SearchResult {
   data: SearchHit[]
   pagination: Pagination
   lastModified: string

@@ -1,4 +1,11 @@
-import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
+import {
+  type ApiError,
+  conflict,
+  type ErrorDetail,
+  insufficientScope,
+  methodNotAllowed,
+  validationError,
+} from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
 import { type Resource, resourceByName } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
@@ -14,13 +21,14 @@ import { validateBody, type WriteMode } from './validate.ts'
 
 /** 405: a read-only collection (the event log, deliveries) takes no write. */
 export function readOnly(resource: Resource): ApiError {
-  return new ApiError('METHOD_NOT_ALLOWED', `${resource.name} is read-only.`)
+  return methodNotAllowed([], `${resource.name} is read-only.`)
 }
 
-function taken(resource: Resource, name: string): ApiError {
-  return new ApiError('CONFLICT', `Another ${resource.singular} already has this ${name}.`, [
-    { field: name, message: 'is already taken in this organization' },
-  ])
+function taken(resource: Resource, name: string, options: { cause?: unknown } = {}): ApiError {
+  return conflict(`Another ${resource.singular} already has this ${name}.`, {
+    details: [{ field: name, message: 'is already taken in this organization' }],
+    cause: options.cause,
+  })
 }
 
 /** A write whose unique value a concurrent write took after the check: the same 409 as the check. */
@@ -28,7 +36,7 @@ async function unlessTaken<T>(resource: Resource, write: () => Promise<T>): Prom
   try {
     return await write()
   } catch (error) {
-    if (error instanceof UniqueTakenError) throw taken(resource, error.field)
+    if (error instanceof UniqueTakenError) throw taken(resource, error.field, { cause: error })
     throw error
   }
 }
@@ -83,13 +91,10 @@ function checkPrivileged(
     if (!Object.hasOwn(values, name)) continue
     const current = before ? before[name] : resource.fields[name]!.default
     if (values[name] === current || principal.scopes.has(resource.scopes.delete)) continue
-    throw new ApiError(
-      'FORBIDDEN',
+    throw insufficientScope(
+      resource.scopes.delete,
       `Only an admin may set or change a ${resource.singular}'s ${name} (the token lacks ${resource.scopes.delete}).`,
       [{ field: name, message: `setting it requires ${resource.scopes.delete}` }],
-      {
-        'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${resource.scopes.delete}"`,
-      },
     )
   }
 }

@@ -1,9 +1,9 @@
-import { ApiError, badRequest, validationError } from '../../shared/errors.ts'
+import { badRequest, unsupportedMediaType, validationError } from '../../shared/errors.ts'
 import { isJsonType } from '../http/body.ts'
 import { checkJsonText } from '../http/json-text.ts'
 
 /** What an action's body may hold: nothing (contract, "Actions": an empty body or `{}`). */
-export type ActionBody = Record<string, never>
+type ActionBody = Record<string, never>
 
 /**
  * Reads the body of an action request: empty (whatever the Content-Type, as `curl -X POST` sends
@@ -14,7 +14,7 @@ export function parseActionBody(contentType: string | null, text: string): Actio
   // RFC 8259 §2: JSON's whitespace is these four characters, not String.prototype.trim's.
   if (/^[ \t\r\n]*$/.test(text)) return {}
   if (!isJsonType(contentType)) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'An action takes no body, or {} as application/json.', [
+    throw unsupportedMediaType('An action takes no body, or {} as application/json.', [
       { field: 'Content-Type', message: 'must be application/json' },
     ])
   }
@@ -23,9 +23,10 @@ export function parseActionBody(contentType: string | null, text: string): Actio
   try {
     body = JSON.parse(text)
   } catch (error) {
-    throw badRequest('The request body is not valid JSON.', [
-      { field: 'body', message: error instanceof Error ? error.message : 'malformed JSON' },
-    ])
+    throw badRequest('The request body is not valid JSON.', {
+      details: [{ field: 'body', message: error instanceof Error ? error.message : 'malformed JSON' }],
+      cause: error,
+    })
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw validationError([{ field: 'body', message: 'must be empty or {}' }])

@@ -24,7 +24,7 @@ export function readRoute(read: ReadHandler): ReadRoute {
  * included, changes only with an event (the premise of the organization's stamp); a webhook
  * endpoint's deliveries change under the worker without one.
  */
-export function cacheable(resource: Resource | undefined, url: URL): boolean {
+function cacheable(resource: Resource | undefined, url: URL): boolean {
   if (resource && !resource.cacheable) return false
   const expand = url.searchParams.get('expand')
   if (!resource || !expand) return true

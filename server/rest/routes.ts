@@ -32,7 +32,7 @@ import { readActionBody } from './action-body.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 
-export interface RestDeps {
+interface RestDeps {
   engine: EngineContext
   verifier: TokenVerifier
   log: (error: unknown) => void

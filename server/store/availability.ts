@@ -20,7 +20,7 @@ export const DATABASE_UNAVAILABLE =
 const RETRY_AFTER_S = 1
 
 /** The 503 of a request that failed because the database cannot be reached; `cause` goes to the log only. */
-export function databaseUnavailable(cause: unknown): ApiError {
+function databaseUnavailable(cause: unknown): ApiError {
   return unavailable(DATABASE_UNAVAILABLE, { retryAfterSeconds: RETRY_AFTER_S, cause })
 }
 

@@ -12,7 +12,7 @@ import type { Dialect, Params, SqlValue } from './dialect.ts'
 const OPERATORS = { eq: '=', ne: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
 
 /** The column of a field or system field; throws on anything not declared (the allow-list). */
-export function columnFor(resource: Resource, field: string): string {
+function columnFor(resource: Resource, field: string): string {
   if (field === 'id' || field === 'createdAt' || field === 'updatedAt') return columnOf(field)
   if (!Object.hasOwn(resource.fields, field))
     throw new Error(`field ${field} is not declared on ${resource.name}`)

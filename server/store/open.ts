@@ -18,7 +18,7 @@ export function describeLocation(location: string): string {
   return url.toString()
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** `--durability` (SQLite; on PostgreSQL the server's own setting decides). */
   durability?: Durability
   /** `--db-listen`: a direct PostgreSQL URL for the change notifications. */

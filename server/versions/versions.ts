@@ -27,7 +27,7 @@ export const V1: ApiVersion = {
   changes: [],
 }
 
-export const V2: ApiVersion = {
+const V2: ApiVersion = {
   name: 'v2',
   prefix: '/api/v2',
   status: 'current',
@@ -85,7 +85,12 @@ function errorInVersion(version: ApiVersion, resource: Resource, body: unknown, 
   let details: readonly ErrorDetail[] = error.details
   for (const change of changes) details = change.details(resource, details, body as Json)
   const unique = new Map(details.map((d) => [JSON.stringify([d.field, d.message]), d]))
-  return new ApiError(error.code, error.message, [...unique.values()], error.headers, { cause: error })
+  // new ApiError: the same error, of any code, with its details in the version's words.
+  return new ApiError(error.code, error.message, {
+    details: [...unique.values()],
+    headers: error.headers,
+    cause: error,
+  })
 }
 
 /**
@@ -114,7 +119,7 @@ export function changedFields(version: ApiVersion, resource: Resource): Set<stri
 const names = new Map<string, readonly string[]>()
 
 /** The JSON field names of a record in the version (`id` first, the timestamps last): what `fields` may name. */
-export function fieldNames(version: ApiVersion, resource: Resource): readonly string[] {
+function fieldNames(version: ApiVersion, resource: Resource): readonly string[] {
   const key = `${version.name}:${resource.name}`
   let known = names.get(key)
   if (!known) {
@@ -133,7 +138,7 @@ export function fieldNames(version: ApiVersion, resource: Resource): readonly st
  * reshapes needs every base field its change reads (v2's `amount` object needs `currency`); an
  * event's `data` needs `resource`, which says whose shape `data` takes.
  */
-export function baseFieldsOf(version: ApiVersion, resource: Resource, fields: readonly string[]): string[] {
+function baseFieldsOf(version: ApiVersion, resource: Resource, fields: readonly string[]): string[] {
   const changed = changedFields(version, resource)
   const base = new Set<string>()
   for (const field of fields) {

@@ -18,7 +18,7 @@ export type AddressClass =
   | 'shared'
 
 /** The 4 or 16 bytes of an address in its canonical text (as DNS answers and URL hosts give it); null otherwise. */
-export function addressBytes(text: string): Uint8Array | null {
+function addressBytes(text: string): Uint8Array | null {
   if (isIPv4(text)) return Uint8Array.from(text.split('.').map(Number))
   if (!isIPv6(text)) return null
   // A trailing dotted IPv4 part stands for the last two groups.

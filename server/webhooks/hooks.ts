@@ -1,4 +1,4 @@
-import { ApiError, validationError } from '../../shared/errors.ts'
+import { conflict, validationError } from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
 import { events } from '../../shared/resources/events.ts'
 import { deliveries } from '../../shared/resources/webhook-endpoints.ts'
@@ -11,7 +11,7 @@ import type { Tx } from '../store/store.ts'
 import { type Resolver, resolveTarget, TargetRefused } from './target.ts'
 
 /** How long a rotated secret keeps signing alongside the new one. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 
 /** The instance's key that seals signing secrets at rest, kept with the other instance secrets. */
 export const secretKey = (store: Pick<Tx, 'settings'>) => store.settings.instanceSecret('webhook-secrets')
@@ -23,7 +23,7 @@ async function addSecret(ctx: EngineContext, endpointId: string, now: string): P
 }
 
 /** What the URL check of a create or change needs: `serve --allow-http-webhooks`, and DNS. */
-export interface UrlCheckOptions {
+interface UrlCheckOptions {
   allowHttp: boolean
   resolve?: Resolver
   resolveTimeoutMs?: number
@@ -37,7 +37,8 @@ export async function checkUrl(url: string, options: UrlCheckOptions): Promise<v
   try {
     await resolveTarget(url, options.allowHttp, options.resolve, options.resolveTimeoutMs)
   } catch (error) {
-    if (error instanceof TargetRefused) throw validationError([{ field: 'url', message: error.message }])
+    if (error instanceof TargetRefused)
+      throw validationError([{ field: 'url', message: error.message }], { cause: error })
     throw error
   }
 }
@@ -69,7 +70,7 @@ export function webhookHooks(options: UrlCheckOptions): HookRegistry {
           },
           test: async (ctx, principal, before, now) => {
             if (before.enabled !== true)
-              throw new ApiError('CONFLICT', 'This webhook endpoint is disabled; enable it to test it.', [
+              throw conflict('This webhook endpoint is disabled; enable it to test it.', [
                 { field: 'enabled', message: 'is false; test needs true' },
               ])
             const eventId = newId(events.prefix)
@@ -109,8 +110,7 @@ export function webhookHooks(options: UrlCheckOptions): HookRegistry {
           retry: async (ctx, _principal, before, now) => {
             const id = before.id as string
             if (!(await ctx.store.webhooks.retry(id, now)))
-              throw new ApiError(
-                'CONFLICT',
+              throw conflict(
                 `This delivery cannot retry: its status is ${String(before.status)}, and retry needs failed.`,
                 [{ field: 'status', message: `is ${String(before.status)}; retry needs failed` }],
               )

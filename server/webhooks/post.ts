@@ -2,7 +2,7 @@ import { connectionFailure } from '../../shared/connection-failures.ts'
 import type { Target } from './target.ts'
 
 /** Most of a receiver's answer that is read; the rest is dropped unread. */
-export const MAX_RESPONSE_BYTES = 64 * 1024
+const MAX_RESPONSE_BYTES = 64 * 1024
 
 export interface AttemptResult {
   /** The receiver's status; null when none came (refused, timed out, TLS failure). */

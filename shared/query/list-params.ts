@@ -6,7 +6,7 @@ import { SHAPE_PARAMS, type ShapeParams, shapeParamsOf } from './shape.ts'
 import { type Condition, DEFAULT_SORT, type ListQuery, type SortKey } from './types.ts'
 
 export const MAX_SORT_KEYS = 4
-export const MAX_SEARCH_LENGTH = 200
+const MAX_SEARCH_LENGTH = 200
 
 /** One query parameter that filters a collection. */
 export interface FilterParam {

@@ -16,7 +16,7 @@ const ACROSS_COLLECTIONS: Orderable = {
 }
 
 /** What /api/v1/search asks for: one collection (`collection`), or every searchable one (`q`). */
-export interface SearchQuery {
+interface SearchQuery {
   /** Undefined when `q` searches every searchable collection the caller may read. */
   resource?: Resource
   query: ListQuery

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../errors.ts'
+import { type ApiError, badRequest, insufficientScope } from '../errors.ts'
 import { childrenOf, type Resource, resourceByName } from '../resources/index.ts'
 import { camelCase } from './fields.ts'
 import { DEFAULT_LIMIT, MAX_LIMIT } from './types.ts'
@@ -20,11 +20,11 @@ export interface ShapeParams {
 }
 
 /** How far `expand` reaches: `lineItems.product`, not further. */
-export const MAX_EXPAND_DEPTH = 2
+const MAX_EXPAND_DEPTH = 2
 const MAX_NAMES = 100
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
 
-export interface Relation {
+interface Relation {
   /** The name in `expand` and in the record (`user`, `lineItems`). */
   name: string
   kind: 'reference' | 'children'
@@ -48,7 +48,7 @@ export interface Shape {
 }
 
 /** The JSON field names a record of a resource has in the request's version (`id` and the timestamps included). */
-export type FieldNames = (resource: Resource) => readonly string[]
+type FieldNames = (resource: Resource) => readonly string[]
 
 /** The base (v1) field names: every field a record shows (an event's `actor` as one) and the system fields. */
 export const baseFieldNames: FieldNames = (resource) => [
@@ -227,12 +227,9 @@ export function expansionsOf(shape: Shape, prefix = ''): { path: string; expansi
 
 /** 403 for an expansion the token may not read, naming the relation and the scope it needs. */
 export function expansionForbidden(path: string, scope: string): ApiError {
-  return new ApiError(
-    'FORBIDDEN',
-    `Expanding ${path} needs the scope ${scope} (insufficient_scope).`,
-    [{ field: 'expand', message: `${path} requires ${scope}` }],
-    { 'WWW-Authenticate': `Bearer realm="api", error="insufficient_scope", scope="${scope}"` },
-  )
+  return insufficientScope(scope, `Expanding ${path} needs the scope ${scope} (insufficient_scope).`, [
+    { field: 'expand', message: `${path} requires ${scope}` },
+  ])
 }
 
 /** The query string that asks for `shape` again (the `next` page of an expanded nested collection). */

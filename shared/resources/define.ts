@@ -44,7 +44,7 @@ export interface ResourceInput {
  * one of `from`, and answers 409 naming the current state otherwise. An action without `field` is
  * the server's own (a webhook endpoint's `rotate-secret`): `effect` says what it does.
  */
-export interface ActionInput {
+interface ActionInput {
   /** The field that holds the record's state (`status`, `published`). */
   field?: string
   /** The states the action may start from. */
@@ -96,9 +96,6 @@ export interface Resource
 }
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
-
-/** The fields every record has, read-only. */
-export const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const
 
 /** The object a field is a member of (`actorId` -> `actor`), if any. */
 export function objectOf(resource: Pick<Resource, 'objects'>, field: string): string | undefined {

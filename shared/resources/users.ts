@@ -1,7 +1,7 @@
 import { defineResource } from './define.ts'
 import { enumeration, text } from './fields.ts'
 
-export const ROLES = ['admin', 'member', 'viewer'] as const
+const ROLES = ['admin', 'member', 'viewer'] as const
 
 export const users = defineResource({
   name: 'users',

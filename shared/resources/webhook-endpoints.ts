@@ -35,7 +35,7 @@ export const webhookEndpoints = defineResource({
   },
 })
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 
 /**
  * One event on its way to one endpoint: read-only, written by the delivery worker, and guarded by

@@ -6,13 +6,13 @@ import { postgresDatabase } from '../support/server.ts'
 
 export const ROOT = join(import.meta.dir, '../..')
 
-export interface Run {
+interface Run {
   status: number
   stdout: string
   stderr: string
 }
 
-export interface AdminOptions {
+interface AdminOptions {
   /**
    * Run without the privilege to pass over file permissions, for whom a read-only file is
    * read-only: under root, root without CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER.

@@ -1,7 +1,7 @@
 import { expect } from 'bun:test'
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded, joined by a colon, then base64. */
-export const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2)
+const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2)
 
 export const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`, 'utf8').toString('base64')}`

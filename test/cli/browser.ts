@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { type Browser, chromium } from 'playwright-core'
 
-export const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = '/usr/bin/chromium'
 export const chromiumAvailable = existsSync(CHROMIUM)
 
 export function launchBrowser(): Promise<Browser> {

@@ -64,7 +64,7 @@ export interface RecordedRequest {
 }
 
 /** A fetch that records every request, then hands it to `next` (the real fetch by default). */
-export function recordingFetch(
+function recordingFetch(
   requests: RecordedRequest[],
   next: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> = fetch,
 ): typeof fetch {
@@ -210,7 +210,7 @@ export async function spawnCliIntoJq(
 }
 
 /** util-linux `script`, which runs a command on a pseudo-terminal. */
-export const SCRIPT = '/usr/bin/script'
+const SCRIPT = '/usr/bin/script'
 export const terminalAvailable = existsSync(SCRIPT)
 
 const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`

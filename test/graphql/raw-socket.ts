@@ -1,6 +1,6 @@
 import type { Tenant, TestServer } from '../support/server.ts'
 
-export interface RawSocket {
+interface RawSocket {
   ws: WebSocket
   /** Every message received, parsed. */
   messages: { type: string; id?: string; payload?: unknown }[]

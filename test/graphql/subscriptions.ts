@@ -7,7 +7,7 @@ import type { Tenant, TestServer } from '../support/server.ts'
 import type { Loose } from './support.ts'
 
 /** An event as the subscription selects it. */
-export interface StreamedEvent {
+interface StreamedEvent {
   id: string
   type: string
   resourceId: string
@@ -22,7 +22,7 @@ export const EVENTS = `subscription Events($types: [String!], $after: ID) {
 export type Transport = 'sse' | 'ws'
 
 /** One subscriber over a real client of either transport; `close` unsubscribes and disposes. */
-export interface Subscriber {
+interface Subscriber {
   next: (
     timeoutMs?: number,
   ) => Promise<IteratorResult<{ data?: { events: StreamedEvent }; errors?: unknown[] }>>

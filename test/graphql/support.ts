@@ -23,7 +23,7 @@ export interface GraphQLBody<D = Record<string, unknown>> {
   errors?: GraphQLErrorBody[]
 }
 
-export interface Sent<D> {
+interface Sent<D> {
   status: number
   contentType: string | null
   body: GraphQLBody<D>
@@ -103,15 +103,6 @@ export async function scopedToken(server: TestServer, tenant: Tenant, scope: str
     scope,
   })
   return await clientToken(server.url, { id: client.id, secret: secret! })
-}
-
-/** Waits until `check` holds, polling; fails after `ms`. */
-export async function eventually(check: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time')
-    await Bun.sleep(20)
-  }
 }
 
 /**

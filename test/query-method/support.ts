@@ -49,7 +49,7 @@ export async function getPage(tenant: Tenant, path: string): Promise<Page> {
   return readJson<Page>(response)
 }
 
-export const ORDER_ROWS = [
+const ORDER_ROWS = [
   { status: 'paid', amount: 100, currency: 'EUR' },
   { status: 'pending', amount: 250, currency: 'USD' },
   { status: 'paid', amount: 400, currency: 'USD' },

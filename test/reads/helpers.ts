@@ -59,7 +59,7 @@ export async function expectBadParam(response: Response, ...fields: string[]) {
   return expectError(response, 400, 'BAD_REQUEST', fields)
 }
 
-export interface SortKey {
+interface SortKey {
   field: string
   descending: boolean
 }

@@ -6,9 +6,9 @@ import { SQL } from 'bun'
  * (`npm run test:postgres`, which starts both and sets `API_TEST_BACKEND=postgres` together with
  * `API_TEST_POSTGRES_URL` and `API_TEST_REDIS_URL`).
  */
-export type TestBackend = 'sqlite' | 'postgres'
+type TestBackend = 'sqlite' | 'postgres'
 
-export const testBackend: TestBackend = process.env.API_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
+const testBackend: TestBackend = process.env.API_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
 export const onPostgres = testBackend === 'postgres'
 
 /** A value as SQL returns it: numbers, text, null (PostgreSQL's bigint counts come back as numbers). */

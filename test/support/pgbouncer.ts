@@ -14,7 +14,7 @@ export interface Pgbouncer {
   stop: () => Promise<void>
 }
 
-export const hasPgbouncer = (): boolean => Bun.which('pgbouncer', { PATH: '/usr/sbin:/usr/bin' }) !== null
+const hasPgbouncer = (): boolean => Bun.which('pgbouncer', { PATH: '/usr/sbin:/usr/bin' }) !== null
 
 /** Installed, or in CI (.ci/run installs Debian's pgbouncer), where a missing one fails the tests. */
 export const pgbouncerAvailable = (): boolean => hasPgbouncer() || process.env.CI !== undefined

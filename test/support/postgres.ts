@@ -29,7 +29,7 @@ export interface TestPostgres {
   stop: () => Promise<void>
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** A server of its own, which the test may stop and start again, even when `API_TEST_POSTGRES_URL` is set. */
   own?: boolean
   /**

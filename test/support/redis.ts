@@ -22,7 +22,7 @@ async function freePort(): Promise<number> {
   return port
 }
 
-export interface RedisOptions {
+interface RedisOptions {
   /** A server of its own, which the test may stop and start again, even when `API_TEST_REDIS_URL` is set. */
   own?: boolean
   /** The port to listen on (a free one by default): a restarted server at the same URL. */

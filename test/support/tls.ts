@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export const OPENSSL = '/usr/bin/openssl'
+const OPENSSL = '/usr/bin/openssl'
 
 export interface TestCertificates {
   dir: string

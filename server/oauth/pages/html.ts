@@ -14,7 +14,7 @@ const ENTITIES: Record<string, string> = {
   "'": '&#39;',
 }
 
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
 
 function render(value: unknown): string {
   if (value instanceof Html) return value.value

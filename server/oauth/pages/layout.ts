@@ -22,7 +22,7 @@ ul.scopes { padding-left: 1.25rem; }
 `
 const CSS_HASH = `'sha256-${sha256Base64(CSS)}'`
 
-export interface PageOptions {
+interface PageOptions {
   title: string
   body: Html
   status?: number
@@ -36,7 +36,7 @@ export interface PageOptions {
  * Headers every page and page redirect carries: never cached, never framed (clickjacking, RFC
  * 9700 §4.16), never leaking its URL in a Referer.
  */
-export function pageHeaders(): Headers {
+function pageHeaders(): Headers {
   return new Headers({
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',

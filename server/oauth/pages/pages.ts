@@ -3,7 +3,7 @@ import { type Html, hidden, html } from './html.ts'
 import { scopeWords } from './scope-words.ts'
 
 /** What every form of an interaction posts back: where, which step's signed request, the CSRF value. */
-export interface FormContext {
+interface FormContext {
   action: string
   request: string
   csrf: string
@@ -54,7 +54,7 @@ ${accounts.map(
 </form>`
 }
 
-export interface ConsentView {
+interface ConsentView {
   clientName: string
   user: { name: string; email: string; orgName: string; role: string }
   scopes: string[]

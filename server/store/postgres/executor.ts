@@ -35,7 +35,7 @@ function translated(error: unknown, availability: Availability, watch: number): 
  * (text compiled for this dialect is numbered already). Worked out once per text; none of the
  * store's statements has a `?` inside a string literal.
  */
-export function numberPlaceholders(text: string): string {
+function numberPlaceholders(text: string): string {
   let out = numbered.get(text)
   if (out === undefined) {
     let n = 0
@@ -49,7 +49,7 @@ export function numberPlaceholders(text: string): string {
  * Told after every write that committed (a statement outside a transaction, or a transaction):
  * this instance's caches see its own changes at once, and `announce` tells the other instances.
  */
-export interface Writes {
+interface Writes {
   committed(): void
   /** Sent with NOTIFY in the writing transaction, so other instances hear of it when it commits. */
   announce?: { channel: string; payload: string }

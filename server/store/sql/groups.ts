@@ -116,7 +116,7 @@ export interface EventLog {
 }
 
 /** What a backend brings besides its executor. */
-export interface Backend {
+interface Backend {
   events: EventLog
   /**
    * When each organization last changed each resource, cached until the database changes; read

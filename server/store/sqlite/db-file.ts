@@ -6,7 +6,7 @@ import { DatabaseFileError } from '../types.ts'
  * Owner read and write only: a database (and a copy of it) holds password hashes, client-secret
  * hashes and signing keys. SQLite gives the `-wal` and `-shm` files the database file's mode.
  */
-export const PRIVATE_FILE_MODE = 0o600
+const PRIVATE_FILE_MODE = 0o600
 
 /**
  * Checks what SQLite needs before it opens `path`, so that a mistake is reported with the path
@@ -95,7 +95,7 @@ const REASONS: Record<string, string> = {
 }
 
 /** A short, one-line reason for a file-system error. */
-export function reasonOf(error: unknown): string {
+function reasonOf(error: unknown): string {
   const code = codeOf(error)
   if (code && REASONS[code]) return REASONS[code]
   const message = error instanceof Error ? error.message : String(error)

@@ -56,7 +56,7 @@ export function migrateDatabase(db: Database): number {
 }
 
 /** Fails fast when a table no longer matches its resource declaration. */
-export function checkShape(db: Database, resources: readonly Resource[]): void {
+function checkShape(db: Database, resources: readonly Resource[]): void {
   for (const resource of resources) {
     const columns = new Set(
       (db.query(`PRAGMA table_info(${resource.table})`).all() as { name: string }[]).map((c) => c.name),
