@@ -236,8 +236,9 @@ describe('api create fields', () => {
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toContain('VALIDATION_ERROR (422)')
-    expect(run.stderr).toMatch(/^ {2}amount: .+$/m)
-    expect(run.stderr).toMatch(/^ {2}currency: .+$/m)
+    // v2 names its own fields: the money object's parts, never v1's top-level currency.
+    expect(run.stderr).toMatch(/^ {2}amount\.value: .+$/m)
+    expect(run.stderr).toMatch(/^ {2}amount\.currency: .+$/m)
   })
 })
 
