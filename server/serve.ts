@@ -1,4 +1,6 @@
 import { unavailable } from '../shared/errors.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { type App, createApp } from './app.ts'
 import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
@@ -22,6 +24,8 @@ export interface ServeOptions {
   db: string
   /** `--db-listen`: a direct PostgreSQL URL for change notifications when `db` goes through a pooler. */
   dbListen?: string
+  /** The resources served and kept (the built-in example by default). */
+  schema?: Schema
   baseUrl?: string
   /** `--tls-cert` and `--tls-key`: HTTPS served by this process (checked before anything opens). */
   tls?: TlsFiles
@@ -83,7 +87,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const tls = options.tls ? loadTls(options.tls) : undefined
   const scheme = tls ? 'https' : 'http'
   const trustProxy = options.trustProxy ?? false
-  const store = openStore(options.db, options.durability, options.dbListen)
+  const schema = options.schema ?? exampleSchema()
+  const store = openStore(options.db, schema, options.durability, options.dbListen)
   await store.migrate()
   await options.prepare?.(store)
   // The port is only known after listening when 0 was asked for; the issuer follows it.

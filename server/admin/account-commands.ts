@@ -1,4 +1,5 @@
 import type { CAC } from 'cac'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Store } from '../store/store.ts'
 import { GRANT_TYPES, type GrantType } from '../store/types.ts'
 import { list, passwordOf, requiredText, UsageError } from './arguments.ts'
@@ -15,6 +16,8 @@ export interface AdminContext {
   dbOf: (options: Record<string, unknown>) => string
   /** Opens and migrates the store for one command, and closes it when `run` is done. */
   withStore: <T>(path: string, run: (store: Store) => T | Promise<T>) => Promise<T>
+  /** The resources served: the scopes a client may be given. */
+  schema: Schema
   /** One JSON object with `--json`, the text otherwise. */
   print: (json: boolean, value: Record<string, unknown>, text: string) => void
 }

@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore } from './sqlite/store.ts'
 import type { Store } from './store.ts'
@@ -21,8 +22,15 @@ export function describeLocation(location: string): string {
  * Opens the store a `--db` value names: a `postgres://` URL (PostgreSQL; `durability` is the
  * server's own; `listen`, from `--db-listen`, a direct URL for its change notifications), a SQLite
  * file path (created if missing, in a directory that must exist) or `:memory:`. A SQLite path it
- * cannot use fails with a DatabaseFileError naming it.
+ * cannot use fails with a DatabaseFileError naming it. `schema` is the resources it holds.
  */
-export function openStore(location: string, durability: Durability = 'full', listen?: string): Store {
-  return isPostgresUrl(location) ? openPostgresStore(location, listen) : openSqliteStore(location, durability)
+export function openStore(
+  location: string,
+  schema: Schema,
+  durability: Durability = 'full',
+  listen?: string,
+): Store {
+  return isPostgresUrl(location)
+    ? openPostgresStore(location, schema, listen)
+    : openSqliteStore(location, schema, durability)
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type App, createApp } from '../../server/app.ts'
 import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
 
 /**
@@ -24,9 +25,9 @@ describeWithRedis('/readyz with --redis', () => {
     redis = await startTestRedis({ own: true })
     port = Number(new URL(redis.url).port)
     const db = openDatabase(':memory:')
-    migrateDatabase(db)
+    migrateDatabase(db, exampleSchema())
     app = await createApp({
-      store: sqliteStore(db),
+      store: sqliteStore(db, exampleSchema()),
       baseUrl: 'http://127.0.0.1',
       redis: redis.url,
       // The rate-limit headers' look-up reports each failure; the probes' answers are what count here.

@@ -6,10 +6,10 @@ import { type Database, migrateDatabase, openDatabase } from '../../server/store
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { PageRequest, SortValue } from '../../server/store/types.ts'
 import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
-import { ALL_SCOPES, RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { ALL_SCOPES, exampleSchema, RESOURCES, type Resource } from '../../shared/resources/index.ts'
 
 const db = openDatabase(':memory:')
-migrateDatabase(db)
+migrateDatabase(db, exampleSchema())
 afterAll(() => db.close())
 
 interface Statement {
@@ -48,7 +48,7 @@ async function planOf(
   request: Partial<PageRequest>,
 ): Promise<{ sql: string; plan: string[] }> {
   const spy = spied(db)
-  await sqliteStore(spy.db).records.page(resource, 'org_plan', {
+  await sqliteStore(spy.db, exampleSchema()).records.page(resource, 'org_plan', {
     where: [],
     sort: DEFAULT,
     limit: 21,
@@ -159,7 +159,7 @@ describe('counting', () => {
         for (const includeTotal of [false, true]) {
           const spy = spied(db)
           const ctx = {
-            store: sqliteStore(spy.db),
+            store: sqliteStore(spy.db, exampleSchema()),
             clock: Date.now,
             cursors: new CursorCodec(new Uint8Array(32)),
           }

@@ -16,6 +16,7 @@ import { prepareCreate, prepareUpdate } from '../../server/resources/writes.ts'
 import { openStore } from '../../server/store/open.ts'
 import type { Store, Tx } from '../../server/store/store.ts'
 import type { Entity } from '../../server/store/types.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
@@ -72,7 +73,7 @@ let ctx: EngineContext
 let principal: Principal
 
 beforeAll(async () => {
-  store = openStore(':memory:')
+  store = openStore(':memory:', exampleSchema())
   await store.migrate()
   const org = await store.orgs.create('Phases')
   ctx = {

@@ -1,4 +1,5 @@
 import { SQL } from 'bun'
+import type { Schema } from '../../../shared/schema/schema.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
 import type { ChangeSource, Store } from '../store.ts'
@@ -33,7 +34,7 @@ const POOL_SIZE = 10
  * server connection ran it, which goes back to the pool, and no notification comes back. A LISTEN
  * needs a session of its own, so it gets a direct connection; everything else uses the pool.
  */
-export function openPostgresStore(url: string, listenUrl?: string): Store {
+export function openPostgresStore(url: string, schema: Schema, listenUrl?: string): Store {
   const sql = new SQL(url, { max: POOL_SIZE })
   const listener = listenUrl === undefined ? sql : new SQL(listenUrl, { max: 1 })
   const instance = crypto.randomUUID()
@@ -59,7 +60,7 @@ export function openPostgresStore(url: string, listenUrl?: string): Store {
     },
   }
   // No cache of last changes: it would be stale until the notification arrives (groups.ts).
-  const backend = { events: POSTGRES_EVENT_LOG }
+  const backend = { events: POSTGRES_EVENT_LOG, schema }
   const tx = txOver(root, backend)
   let listening: Promise<{ unlisten(): Promise<void> }> | undefined
   const listen = () => {
@@ -80,8 +81,8 @@ export function openPostgresStore(url: string, listenUrl?: string): Store {
     },
     changes,
     migrate: async () => {
-      const version = await migratePostgres(sql)
-      await ensureCliClient(root)
+      const version = await migratePostgres(sql, schema)
+      await ensureCliClient(root, schema.scopes)
       await listen()
       const row = await root.get<{ setting: string }>(
         "SELECT current_setting('synchronous_commit') AS setting",

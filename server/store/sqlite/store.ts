@@ -1,3 +1,4 @@
+import type { Schema } from '../../../shared/schema/schema.ts'
 import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { type EventLog, PURGES, txOver } from '../sql/groups.ts'
@@ -49,7 +50,7 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
 }
 
 /** The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN IMMEDIATE`. */
-export function sqliteStore(db: Database): Store {
+export function sqliteStore(db: Database, schema: Schema): Store {
   const { changes, bump } = changesOf(db)
   const { root } = sqliteExecutors(db)
   const events: EventLog = {
@@ -59,7 +60,7 @@ export function sqliteStore(db: Database): Store {
       bump(event.orgId)
     },
   }
-  const backend = { events, lastChanges: new StampedCache<string | null>(changes) }
+  const backend = { events, schema, lastChanges: new StampedCache<string | null>(changes) }
   // Admin work outside the statements waits for an open transaction like any statement.
   const run = async <T>(fn: () => T): Promise<T> => {
     await root.get('SELECT 1')
@@ -73,8 +74,8 @@ export function sqliteStore(db: Database): Store {
     },
     changes,
     migrate: async () => {
-      const version = await run(() => migrateDatabase(db))
-      await ensureCliClient(root)
+      const version = await run(() => migrateDatabase(db, schema))
+      await ensureCliClient(root, schema.scopes)
       return version
     },
     purgeExpired: (kind, now, limit) => PURGES[kind](root, now, limit),
@@ -92,6 +93,6 @@ export function sqliteStore(db: Database): Store {
 }
 
 /** Opens (creating if missing) the SQLite database at `path` and its store. */
-export function openSqliteStore(path: string, durability: Durability = 'full'): Store {
-  return sqliteStore(openDatabase(path, durability))
+export function openSqliteStore(path: string, schema: Schema, durability: Durability = 'full'): Store {
+  return sqliteStore(openDatabase(path, durability), schema)
 }
