@@ -38,6 +38,7 @@ export async function fillStore(store: Store): Promise<void> {
   let tick = 0
   const engine: EngineContext = {
     store,
+    schema: store.schema,
     clock: () => START + tick * STEP_MS,
     cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
   }

@@ -45,8 +45,10 @@ async function profileChild(key: Key): Promise<void> {
   }
   const scope = key === 'create' ? ['read:orders', 'write:orders'] : ['read:orders']
   const tenant = await benchTenant(path, 1, scope)
+  const schema = exampleSchema()
   const app = await createApp({
-    store: sqliteStore(openDatabase(path, key === 'create' ? 'fast' : 'full'), exampleSchema()),
+    schema,
+    store: sqliteStore(openDatabase(path, key === 'create' ? 'fast' : 'full'), schema),
     baseUrl: 'http://127.0.0.1',
     // As `api-server serve` runs in the benchmark: access lines at info (built, here not written),
     // and a limiter that counts every request but refuses none.

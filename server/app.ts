@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { notFound } from '../shared/errors.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
@@ -29,6 +30,8 @@ import { webhookHooks } from './webhooks/hooks.ts'
 import type { Resolver } from './webhooks/target.ts'
 
 export interface AppOptions {
+  /** The resources served, built once at start (server/main.ts: the built-in example). */
+  schema: Schema
   store: Store
   /** Public origin: the OAuth issuer and the access tokens' audience. */
   baseUrl: string
@@ -99,7 +102,7 @@ async function jsonChecked(request: Request): Promise<[Request, string?]> {
 
 /** Builds the whole HTTP application over one database. */
 export async function createApp(options: AppOptions): Promise<App> {
-  const { store, baseUrl } = options
+  const { schema, store, baseUrl } = options
   const clock = options.clock ?? Date.now
   const logger = options.logger ?? createLogger('silent')
   const log = options.log ?? ((error: unknown) => logger.error(error))
@@ -117,6 +120,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const cacheMb = options.cacheMb ?? DEFAULT_CACHE_MB
   const cache = cacheMb > 0 ? new ResponseCache(store.changes, cacheMb * 1024 * 1024) : undefined
   const engine: EngineContext = {
+    schema,
     store,
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),

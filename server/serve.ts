@@ -156,6 +156,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   // Not 0.0.0.0: the issuer is where clients connect, by a name the certificate is for.
   if (lateBaseUrl) baseUrl = `${scheme}://${publicHost(options.host, tls?.cert)}:${server.port}`
   app = await createApp({
+    schema,
     store,
     baseUrl: baseUrl!.replace(/\/+$/, ''),
     production: options.production,

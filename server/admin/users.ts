@@ -20,7 +20,12 @@ export class AdminConflictError extends Error {
 
 export function adminEngine(store: Tx): EngineContext {
   // Admin commands never page, so their cursor key need not be the instance's.
-  return { store, clock: Date.now, cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))) }
+  return {
+    store,
+    schema: store.schema,
+    clock: Date.now,
+    cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
+  }
 }
 
 export async function requireOrg(store: Tx, org: string) {

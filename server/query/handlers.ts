@@ -179,7 +179,7 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
       const query = await loadQuery(engine, principal, result.queryId)
       const collection = requireReadScope(principal, (await reparse(prefix, query)).parsed)
       // The stored answer is what its maker saw: on the event log, events of any collection it read.
-      if (collection) requireWholeView(principal, collection)
+      if (collection) requireWholeView(engine.schema, principal, collection)
       const seconds = Math.max(0, Math.floor((Date.parse(result.expiresAt) - now) / 1000))
       const headers: Record<string, string> = {
         ...result.headers,

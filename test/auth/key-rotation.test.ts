@@ -18,7 +18,7 @@ beforeAll(async () => {
   db = openDatabase(':memory:')
   migrateDatabase(db, exampleSchema())
   const store = sqliteStore(db, exampleSchema())
-  app = await createApp({ store, baseUrl: BASE, clock: () => now, log: () => {} })
+  app = await createApp({ schema: store.schema, store, baseUrl: BASE, clock: () => now, log: () => {} })
   const { client, secret } = await store.clients.create({
     name: 'svc',
     orgId: (await store.orgs.create('Rot')).id,

@@ -150,7 +150,11 @@ describe('/healthz and /readyz', () => {
   it('/readyz is 503 when the database does not answer, /healthz still 200', async () => {
     const db = openDatabase(':memory:')
     migrateDatabase(db, exampleSchema())
-    const app = await createApp({ store: sqliteStore(db, exampleSchema()), baseUrl: 'http://127.0.0.1' })
+    const app = await createApp({
+      schema: exampleSchema(),
+      store: sqliteStore(db, exampleSchema()),
+      baseUrl: 'http://127.0.0.1',
+    })
     db.close()
     const ready = await app.fetch(new Request('http://127.0.0.1/readyz'))
     expect(ready.status).toBe(503)
@@ -161,7 +165,11 @@ describe('/healthz and /readyz', () => {
   it('/readyz is 503 once the server is shutting down', async () => {
     const db = openDatabase(':memory:')
     migrateDatabase(db, exampleSchema())
-    const app = await createApp({ store: sqliteStore(db, exampleSchema()), baseUrl: 'http://127.0.0.1' })
+    const app = await createApp({
+      schema: exampleSchema(),
+      store: sqliteStore(db, exampleSchema()),
+      baseUrl: 'http://127.0.0.1',
+    })
     app.drain()
     expect((await app.fetch(new Request('http://127.0.0.1/readyz'))).status).toBe(503)
     db.close()

@@ -27,6 +27,7 @@ describeWithRedis('/readyz with --redis', () => {
     const db = openDatabase(':memory:')
     migrateDatabase(db, exampleSchema())
     app = await createApp({
+      schema: exampleSchema(),
       store: sqliteStore(db, exampleSchema()),
       baseUrl: 'http://127.0.0.1',
       redis: redis.url,

@@ -210,6 +210,7 @@ describe('the time budget of a QUERY', () => {
     let now = Date.now()
     const engine = {
       store: server.store,
+      schema: server.store.schema,
       clock: () => (now += QUERY_TIME_BUDGET_MS + 1),
       cursors: new CursorCodec(new Uint8Array(32)),
     }

@@ -159,6 +159,7 @@ describe('counting', () => {
         for (const includeTotal of [false, true]) {
           const spy = spied(db)
           const ctx = {
+            schema: exampleSchema(),
             store: sqliteStore(spy.db, exampleSchema()),
             clock: Date.now,
             cursors: new CursorCodec(new Uint8Array(32)),

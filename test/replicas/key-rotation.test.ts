@@ -60,7 +60,9 @@ describe('api-server keys rotate on two replicas', () => {
     for (let i = 0; i < 2; i++) {
       const store = openStore(server.dbPath, exampleSchema())
       stores.push(store)
-      apps.push(await createApp({ store, baseUrl: BASE, clock: () => now, log: () => {} }))
+      apps.push(
+        await createApp({ schema: store.schema, store, baseUrl: BASE, clock: () => now, log: () => {} }),
+      )
     }
     // Each replica has read its keys: one issues a token, the other verifies it.
     oldToken = await issue(apps[0]!)

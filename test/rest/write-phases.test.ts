@@ -77,6 +77,7 @@ beforeAll(async () => {
   await store.migrate()
   const org = await store.orgs.create('Phases')
   ctx = {
+    schema: store.schema,
     store: traced(store),
     clock: Date.now,
     cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),

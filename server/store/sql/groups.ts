@@ -136,6 +136,7 @@ export interface Backend {
 export function txOver(x: Executor, backend: Backend): Tx {
   const { events, lastChanges, schema } = backend
   return {
+    schema,
     records: {
       page: (resource, orgId, request) => selectPage(x, resource, orgId, request),
       count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
