@@ -18,7 +18,10 @@ const logged = new WeakMap<Schema, readonly Resource[]>()
 /** The collections whose events the log can hold: every one a client can change. */
 function loggedOf(schema: Schema): readonly Resource[] {
   let found = logged.get(schema)
-  if (!found) logged.set(schema, (found = schema.resources.filter((r) => r.writable)))
+  if (!found) {
+    found = schema.resources.filter((r) => r.writable)
+    logged.set(schema, found)
+  }
   return found
 }
 
