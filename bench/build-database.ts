@@ -44,7 +44,7 @@ export async function fillStore(store: Store): Promise<void> {
   }
   for (let n = 0; n < ORGS; n++) {
     const org = await store.orgs.create(`Bench Org ${n + 1}`)
-    const principal = systemPrincipal(org.id)
+    const principal = systemPrincipal(store.schema, org.id)
     // One transaction per organization: 10,000 orders commit once, not 10,000 times.
     await store.transaction(async (tx) => {
       const ctx = { ...engine, store: tx }

@@ -114,7 +114,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     audience: baseUrl,
     keys,
     clock,
-    current: currentAccess(store),
+    current: currentAccess(store, schema),
   }
   const verifier = new TokenVerifier(tokens)
   const cacheMb = options.cacheMb ?? DEFAULT_CACHE_MB
@@ -158,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         () => logger.log('warn', 'redis answers again: limits are counted in it'),
       )
     : undefined
-  mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
+  mountOAuth(app, await createOAuthContext({ schema, store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version, cache })
     // Worked out on first request: most servers are never asked.

@@ -51,7 +51,7 @@ export async function createUser(
   const hash = await passwordHash(input.password)
   try {
     const body = { name: input.name, email: input.email, role: input.role }
-    const write = prepareCreate(adminEngine(store), systemPrincipal(org.id), users, body)
+    const write = prepareCreate(adminEngine(store), systemPrincipal(store.schema, org.id), users, body)
     await write.check()
     // One transaction: the user's record, its event and its password.
     const id = await store.transaction(async (tx) => {

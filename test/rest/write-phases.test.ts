@@ -21,6 +21,9 @@ import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
 
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
+
 /** What happened, in order: `check`, `begin`, `commit`, `rollback`, `nested begin`, `authorize write:...`. */
 const trace: string[] = []
 let depth = 0
@@ -83,7 +86,7 @@ beforeAll(async () => {
     cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
     hooks,
   }
-  principal = tracedPrincipal(systemPrincipal(org.id))
+  principal = tracedPrincipal(systemPrincipal(SCHEMA, org.id))
 })
 afterAll(() => store.close())
 

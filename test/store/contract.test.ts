@@ -353,7 +353,7 @@ for (const backend of backends) {
           expiresAt: Date.now() / 1000 + 3600,
           tokenId: 'jti-cache',
         }
-        const access = currentAccess(other)
+        const access = currentAccess(other, other.schema)
         expect(await access(principal)).not.toBeNull()
         await store.revocations.revoke('jti-cache', orgId, Date.now() + 60_000, Date.now())
         const deadline = Date.now() + 1_000
