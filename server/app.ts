@@ -158,13 +158,16 @@ export async function createApp(options: AppOptions): Promise<App> {
         () => logger.log('warn', 'redis answers again: limits are counted in it'),
       )
     : undefined
-  mountOAuth(app, await createOAuthContext({ schema, store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
+  mountOAuth(
+    app,
+    await createOAuthContext({ schema, store, issuer: baseUrl, tokens, verifier, clock, log }, redis),
+  )
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version, cache })
     // Worked out on first request: most servers are never asked.
     let openApi: string | undefined
     app.get(`${version.prefix}/openapi.json`, () => {
-      openApi ??= JSON.stringify(openApiDocument({ version, baseUrl }))
+      openApi ??= JSON.stringify(openApiDocument({ schema, version, baseUrl }))
       return json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' })
     })
   }

@@ -64,7 +64,7 @@ export async function listPage(
   if (!resource) return await searchPage(engine, principal, request)
   const memory = request.inMemory
   // Checked before anything is read: a bad field is 400 and an expansion the token may not read 403.
-  const shape = request.shape && resolveShape(principal, resource, presentation, request.shape)
+  const shape = request.shape && resolveShape(engine.schema, principal, resource, presentation, request.shape)
   const result = memory
     ? await scanRecords(
         engine,

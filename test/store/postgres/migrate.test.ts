@@ -8,8 +8,11 @@ import { POSTGRES } from '../../../server/store/postgres/dialect.ts'
 import { checkShapePostgres, migratePostgres, statementsOf } from '../../../server/store/postgres/migrate.ts'
 import { type Database, migrateDatabase, openDatabase } from '../../../server/store/sqlite/db.ts'
 import { SQLITE } from '../../../server/store/sqlite/dialect.ts'
-import { exampleSchema, RESOURCES } from '../../../shared/resources/index.ts'
+import { exampleSchema } from '../../../shared/resources/index.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../support/postgres.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 /**
  * The PostgreSQL schema (server/store/postgres/migrations/) against the SQLite one it mirrors, and
@@ -109,7 +112,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
 
   it('migrates an empty database to every table and column checkShapePostgres expects', async () => {
     expect(await migratePostgres(sql, exampleSchema())).toBe(MIGRATION_FILES)
-    await checkShapePostgres(sql, RESOURCES)
+    await checkShapePostgres(sql, SCHEMA.resources)
     const versions = await sql`SELECT version FROM schema_migrations ORDER BY version`
     expect(versions.map((r: { version: number }) => r.version)).toEqual(
       Array.from({ length: MIGRATION_FILES }, (_, i) => i + 1),
@@ -120,7 +123,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     const { sql: other } = await freshDatabase(1)
     await migratePostgres(other, exampleSchema())
     await other`ALTER TABLE products DROP COLUMN price`
-    await expect(checkShapePostgres(other, RESOURCES)).rejects.toThrow(
+    await expect(checkShapePostgres(other, SCHEMA.resources)).rejects.toThrow(
       'table products lacks column(s) price declared by products',
     )
   })
@@ -128,7 +131,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
   it("has SQLite's tables and columns, PostgreSQL's types for them and the search and event columns", async () => {
     const booleans = new Set([
       'oauth_clients.public',
-      ...RESOURCES.flatMap((r) =>
+      ...SCHEMA.resources.flatMap((r) =>
         Object.entries(r.fields)
           .filter(([, f]) => f.kind === 'boolean')
           .map(([name]) => `${r.table}.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`),
@@ -139,7 +142,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     )
     // Integer fields hold any safe integer, as SQLite's 64-bit INTEGER does: bigint on PostgreSQL.
     const bigints = new Set(
-      RESOURCES.flatMap((r) =>
+      SCHEMA.resources.flatMap((r) =>
         Object.entries(r.fields)
           .filter(([, f]) => f.kind === 'integer')
           .map(([name]) => `${r.table}.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`),
@@ -155,7 +158,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
         'webhook_deliveries.last_response_status',
       ]),
     )
-    const searchable = new Set(RESOURCES.filter((r) => r.searchable.length > 0).map((r) => r.table))
+    const searchable = new Set(SCHEMA.resources.filter((r) => r.searchable.length > 0).map((r) => r.table))
     expect(searchable).toEqual(new Set(['users', 'addresses', 'products', 'posts', 'comments']))
 
     const expected: Record<string, Record<string, string>> = {}
