@@ -33,24 +33,7 @@ export function exampleSchema(): Schema {
   ])
 }
 
-const EXAMPLE = exampleSchema()
-
-/** Every resource the API serves, in dependency order (parents and referenced ones first). */
-export const RESOURCES: readonly Resource[] = EXAMPLE.resources
-
-export function resourceByName(name: string): Resource | undefined {
-  return EXAMPLE.byName(name)
-}
-
-/** The nested collections of a resource (`orders` -> `line-items`). */
-export function childrenOf(resource: Resource): Resource[] {
-  return [...EXAMPLE.childrenOf(resource)]
-}
-
 /** The action of a resource with this name. */
 export function actionOf(resource: Resource, name: string): Action | undefined {
   return resource.actions.find((action) => action.name === name)
 }
-
-/** Every scope the service knows, in a stable order. */
-export const ALL_SCOPES: readonly string[] = EXAMPLE.scopes
