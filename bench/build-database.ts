@@ -7,6 +7,7 @@ import { prepareCreate } from '../server/resources/writes.ts'
 import { type Database, migrateDatabase, openDatabase } from '../server/store/sqlite/db.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
 import type { Store } from '../server/store/store.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
 import { ORDER_STATUSES, orders } from '../shared/resources/orders.ts'
 import { users } from '../shared/resources/users.ts'
 
@@ -29,7 +30,7 @@ export interface BenchTenant {
 
 /** Fills an empty database through the engine (`prepareCreate`), so rows and events are what the API writes. */
 async function fillDatabase(db: Database): Promise<void> {
-  await fillStore(sqliteStore(db))
+  await fillStore(sqliteStore(db, exampleSchema()))
 }
 
 /** Fills an empty store (either backend) with ORGS organizations of ORDERS_PER_ORG orders. */
@@ -37,12 +38,13 @@ async function fillStore(store: Store): Promise<void> {
   let tick = 0
   const engine: EngineContext = {
     store,
+    schema: store.schema,
     clock: () => START + tick * STEP_MS,
     cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
   }
   for (let n = 0; n < ORGS; n++) {
     const org = await store.orgs.create(`Bench Org ${n + 1}`)
-    const principal = systemPrincipal(org.id)
+    const principal = systemPrincipal(store.schema, org.id)
     // One transaction per organization: 10,000 orders commit once, not 10,000 times.
     await store.transaction(async (tx) => {
       const ctx = { ...engine, store: tx }
@@ -91,7 +93,7 @@ export async function ensureDatabase(path: string, log: (line: string) => void):
   const started = performance.now()
   const db = openDatabase(building)
   try {
-    migrateDatabase(db)
+    migrateDatabase(db, exampleSchema())
     await fillDatabase(db)
     db.run('PRAGMA wal_checkpoint(TRUNCATE)')
   } finally {
@@ -114,7 +116,7 @@ export async function benchTenant(
   scope: string[] = ['read:orders'],
 ): Promise<BenchTenant> {
   const db = openDatabase(path)
-  const store = sqliteStore(db)
+  const store = sqliteStore(db, exampleSchema())
   try {
     const first = db.query<{ id: string }, []>('SELECT id FROM orgs ORDER BY created_at, id LIMIT 1').get()
     if (!first) throw new Error(`${path} has no organization`)

@@ -7,6 +7,7 @@
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
 import { openStore } from '../server/store/open.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres.ts'
 import type { BenchTenant } from './build-database.ts'
 
@@ -49,7 +50,7 @@ export async function postgresBench(
   const postgres = await startTestPostgres()
   const url = await postgres.database('bench')
   const started = performance.now()
-  const store = openStore(url)
+  const store = openStore(url, exampleSchema())
   try {
     await store.migrate()
     const sql = new SQL(url, { max: 1 })

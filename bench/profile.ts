@@ -15,6 +15,7 @@ import { createApp } from '../server/app.ts'
 import { createLogger } from '../server/ops/logger.ts'
 import { openDatabase } from '../server/store/sqlite/db.ts'
 import { sqliteStore } from '../server/store/sqlite/store.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
 import { benchTenant, DATABASE_FILE, ensureDatabase } from './build-database.ts'
 import { summarizeProfile } from './cpu-profile.ts'
 import { graphqlListBody } from './graphql.ts'
@@ -44,8 +45,10 @@ async function profileChild(key: Key): Promise<void> {
   }
   const scope = key === 'create' ? ['read:orders', 'write:orders'] : ['read:orders']
   const tenant = await benchTenant(path, 1, scope)
+  const schema = exampleSchema()
   const app = await createApp({
-    store: sqliteStore(openDatabase(path, key === 'create' ? 'fast' : 'full')),
+    schema,
+    store: sqliteStore(openDatabase(path, key === 'create' ? 'fast' : 'full'), schema),
     baseUrl: 'http://127.0.0.1',
     // As `api-server serve` runs in the benchmark: access lines at info (built, here not written),
     // and a limiter that counts every request but refuses none.

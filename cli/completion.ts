@@ -1,5 +1,5 @@
 import type { CAC } from 'cac'
-import { RESOURCES } from '../shared/resources/index.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { filterOptions } from './resources.ts'
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const
@@ -27,7 +27,7 @@ interface Words {
   filters: Record<string, string[]>
 }
 
-function wordsOf(cli: CAC): Words {
+function wordsOf(cli: CAC, schema: Schema): Words {
   const names = (options: CAC['globalCommand']['options']) =>
     options.flatMap((o) => o.names.map((n) => flag(n.length === 1 ? n : kebab(n))))
   return {
@@ -38,7 +38,7 @@ function wordsOf(cli: CAC): Words {
     valued: cli.globalCommand.options
       .filter((o) => !o.isBoolean)
       .flatMap((o) => o.names.map((n) => flag(n.length === 1 ? n : kebab(n)))),
-    filters: Object.fromEntries(RESOURCES.map((r) => [r.name, filterOptions(r).map((f) => `--${f}`)])),
+    filters: Object.fromEntries(schema.resources.map((r) => [r.name, filterOptions(r).map((f) => `--${f}`)])),
   }
 }
 
@@ -158,8 +158,8 @@ const fishFlag = (option: string) =>
  * filters, all taken from the command definitions and the resource declarations. zsh runs the
  * bash function through its bashcompinit layer.
  */
-export function completionScript(cli: CAC, shell: Shell): string {
-  const words = wordsOf(cli)
+export function completionScript(cli: CAC, shell: Shell, schema: Schema): string {
+  const words = wordsOf(cli, schema)
   if (shell === 'fish') return fish(words)
   if (shell === 'bash') return bash(words)
   return `#compdef api

@@ -1,3 +1,4 @@
+import type { Schema } from '../shared/schema/schema.ts'
 import { openSession } from './auth/session.ts'
 import { PROFILE_NAME, profileSettings, readSettings, serverUrl } from './config.ts'
 import { UsageError } from './errors.ts'
@@ -23,13 +24,15 @@ export interface Context {
   format: Format
   /** The API client with the stored (or API_TOKEN) credentials; created on first use. */
   api: () => ApiClient
+  /** The resources the server serves (for now the built-in example): collections, filters, actions. */
+  schema: Schema
 }
 
 /**
  * The context of one command. Options win over the profile's settings (`api config set`), which
  * win over the defaults; `profileMayBeNew` lets `api config` name a profile not yet configured.
  */
-export function makeContext(given: Io, options: Record<string, unknown>): Context {
+export function makeContext(given: Io, options: Record<string, unknown>, schema: Schema): Context {
   const profile = options.profile === undefined ? given.env.API_PROFILE || 'default' : String(options.profile)
   if (!PROFILE_NAME.test(profile))
     throw new UsageError(`profile names are letters, digits, - and _ (not "${profile}")`)
@@ -58,6 +61,7 @@ export function makeContext(given: Io, options: Record<string, unknown>): Contex
     server,
     prefix: `/api/${version}`,
     format,
+    schema,
     api: () => {
       client ??= new ApiClient(io, server, openSession(io, server), {
         timeoutMs: timeout * 1000,

@@ -2,6 +2,7 @@
 import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { actionCommand } from './commands/action.ts'
@@ -37,6 +38,8 @@ function report(io: Io, error: unknown): void {
 /** Runs one `api` command; returns the exit status (docs/cli.md). */
 export async function main(typed: string[], io: Io): Promise<number> {
   const cli = cac('api')
+  // The collections the commands know: the built-in example's until the CLI learns the server's.
+  const schema = exampleSchema()
   const argv = joinDashedValues(typed)
   const raw = rawOptions(argv)
   let status: number = EXIT.ok
@@ -44,7 +47,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     (command: (ctx: Context, ...args: never[]) => Promise<unknown>) =>
     async (...args: unknown[]) => {
       const options = withRawValues(args.pop() as Record<string, unknown>, raw)
-      const ctx = makeContext(io, options)
+      const ctx = makeContext(io, options, schema)
       kleur.enabled = colorsEnabled(io)
       const result = await (command as (...a: unknown[]) => Promise<number | undefined>)(
         ctx,
@@ -136,7 +139,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .example('api delete orders --status cancelled --confirm')
     .example('api delete posts --q draft --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
-  actionCommand(cli, run)
+  actionCommand(cli, run, schema)
   webhooksCommand(cli, run)
   cli
     .command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body')
@@ -187,7 +190,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
   try {
     // `api list orders --help` shows that collection's real filters.
     if (argv[0] === 'list' && argv[1] && !argv[1].startsWith('-') && (raw.has('help') || raw.has('h'))) {
-      io.stdout(listHelp(argv[1]))
+      io.stdout(listHelp(schema, argv[1]))
       return EXIT.ok
     }
     // cac prints help and the version with console.info; they belong on this run's stdout.
@@ -206,16 +209,16 @@ export async function main(typed: string[], io: Io): Promise<number> {
         return EXIT.ok
       }
       if (cli.args[0] === undefined) {
-        checkOptions(cli, cli.globalCommand, argv, [])
+        checkOptions(schema, cli, cli.globalCommand, argv, [])
         throw new UsageError('no command given (see api --help)')
       }
       // An unknown option before the command takes the command for its value (`api --verbos
       // list orders`); the option is the typo, not the next word.
       const first = argv.findIndex((arg) => !arg.startsWith('-'))
-      checkOptions(cli, cli.globalCommand, first === -1 ? argv : argv.slice(0, first), [])
+      checkOptions(schema, cli, cli.globalCommand, first === -1 ? argv : argv.slice(0, first), [])
       throw unknownCommand(cli, String(cli.args[0]))
     }
-    checkOptions(cli, cli.matchedCommand, argv, cli.args)
+    checkOptions(schema, cli, cli.matchedCommand, argv, cli.args)
     await cli.runMatchedCommand()
     return status
   } catch (error) {

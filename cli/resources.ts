@@ -1,20 +1,21 @@
 import { filterParams } from '../shared/query/list-params.ts'
-import { RESOURCES, type Resource, resourceByName } from '../shared/resources/index.ts'
+import type { Resource } from '../shared/resources/index.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { suggest } from '../shared/suggest.ts'
 import { UsageError } from './errors.ts'
 
 // Re-exported: the commands import it from here.
 export { suggest }
 
-function collection(name: string): Resource {
-  const resource = resourceByName(name)
+function collection(schema: Schema, name: string): Resource {
+  const resource = schema.byName(name)
   if (resource) return resource
   const hint = suggest(
     name,
-    RESOURCES.map((r) => r.name),
+    schema.resources.map((r) => r.name),
   )
   throw new UsageError(
-    `unknown collection "${name}"${hint ? ` (did you mean ${hint}?)` : ''}; collections: ${RESOURCES.map((r) => r.name).join(', ')}`,
+    `unknown collection "${name}"${hint ? ` (did you mean ${hint}?)` : ''}; collections: ${schema.resources.map((r) => r.name).join(', ')}`,
   )
 }
 
@@ -30,7 +31,7 @@ export interface Target {
  * (an id may also come as the next argument: `api get orders ord_…`), as a path under `prefix`
  * (`/api/v2`).
  */
-export function parseTarget(prefix: string, spec: string, id?: string): Target {
+export function parseTarget(schema: Schema, prefix: string, spec: string, id?: string): Target {
   const parts = spec.replace(/^\/+|\/+$/g, '').split('/')
   if (id !== undefined) parts.push(id)
   if (parts.length === 0 || parts.length > 4 || parts.some((p) => p === '')) {
@@ -38,12 +39,12 @@ export function parseTarget(prefix: string, spec: string, id?: string): Target {
   }
   const enc = encodeURIComponent
   if (parts.length <= 2) {
-    const resource = collection(parts[0]!)
+    const resource = collection(schema, parts[0]!)
     const path = `${prefix}/${resource.name}${parts[1] ? `/${enc(parts[1])}` : ''}`
     return { resource, path, id: parts[1] }
   }
-  const parent = collection(parts[0]!)
-  const child = collection(parts[2]!)
+  const parent = collection(schema, parts[0]!)
+  const child = collection(schema, parts[2]!)
   if (child.parent?.collection !== parent.name) {
     throw new UsageError(`${child.name} is not nested under ${parent.name}`)
   }

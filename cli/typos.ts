@@ -1,4 +1,5 @@
 import type { CAC, Command } from 'cac'
+import type { Schema } from '../shared/schema/schema.ts'
 import { UsageError } from './errors.ts'
 import { filterOptions, parseTarget, suggest } from './resources.ts'
 
@@ -16,10 +17,10 @@ function accepted(cli: CAC, command: Command): Map<string, boolean> {
 }
 
 /** The filters of `api list`/`api delete` for the collection typed, when it is one. */
-function filtersOf(command: Command, args: readonly string[]): string[] {
+function filtersOf(schema: Schema, command: Command, args: readonly string[]): string[] {
   if (!['list', 'delete'].includes(command.name) || !args[0]) return []
   try {
-    return filterOptions(parseTarget('', args[0]).resource)
+    return filterOptions(parseTarget(schema, '', args[0]).resource)
   } catch {
     // An unknown collection is reported by the command itself, with its own suggestion.
     return []
@@ -32,9 +33,15 @@ function filtersOf(command: Command, args: readonly string[]): string[] {
  * the global options (and a collection's filters), and named as it was typed with the nearest
  * one it may have meant.
  */
-export function checkOptions(cli: CAC, command: Command, argv: readonly string[], args: readonly string[]) {
+export function checkOptions(
+  schema: Schema,
+  cli: CAC,
+  command: Command,
+  argv: readonly string[],
+  args: readonly string[],
+) {
   const names = accepted(cli, command)
-  const filters = filtersOf(command, args)
+  const filters = filtersOf(schema, command, args)
   for (const filter of filters) names.set(filter, true)
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!

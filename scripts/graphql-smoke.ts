@@ -11,7 +11,10 @@ import { auditServer } from 'graphql-http'
 import { createClient as createSseClient } from 'graphql-sse'
 import { createClient as createWsClient } from 'graphql-ws'
 import { pluralField, typeName } from '../server/graphql/names.ts'
-import { RESOURCES } from '../shared/resources/index.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
+
+/** What the binary serves without a schema file. */
+const RESOURCES = exampleSchema().resources
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const dir = mkdtempSync(join(tmpdir(), 'api-graphql-smoke-'))

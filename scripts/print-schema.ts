@@ -8,6 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { printServiceSchema } from '../server/graphql/schema.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
 
 export const SCHEMA_START = '<!-- schema:start -->'
 export const SCHEMA_END = '<!-- schema:end -->'
@@ -21,7 +22,7 @@ export function withSchema(doc: string, sdl: string): string {
 }
 
 if (import.meta.main) {
-  const sdl = printServiceSchema()
+  const sdl = printServiceSchema(exampleSchema())
   const at = process.argv.indexOf('--write')
   if (at < 0) {
     console.log(sdl)

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { methodNotAllowed, notFound } from '../shared/errors.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
@@ -29,6 +30,8 @@ import { webhookHooks } from './webhooks/hooks.ts'
 import type { Resolver } from './webhooks/target.ts'
 
 interface AppOptions {
+  /** The resources served, built once at start (server/main.ts: the built-in example). */
+  schema: Schema
   store: Store
   /** Public origin: the OAuth issuer and the access tokens' audience. */
   baseUrl: string
@@ -99,7 +102,7 @@ async function jsonChecked(request: Request): Promise<[Request, string?]> {
 
 /** Builds the whole HTTP application over one database. */
 export async function createApp(options: AppOptions): Promise<App> {
-  const { store, baseUrl } = options
+  const { schema, store, baseUrl } = options
   const clock = options.clock ?? Date.now
   const logger = options.logger ?? createLogger('silent')
   const log = options.log ?? ((error: unknown) => logger.error(error))
@@ -111,12 +114,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     audience: baseUrl,
     keys,
     clock,
-    current: currentAccess(store),
+    current: currentAccess(store, schema),
   }
   const verifier = new TokenVerifier(tokens)
   const cacheMb = options.cacheMb ?? DEFAULT_CACHE_MB
   const cache = cacheMb > 0 ? new ResponseCache(store.changes, cacheMb * 1024 * 1024) : undefined
   const engine: EngineContext = {
+    schema,
     store,
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
@@ -154,13 +158,16 @@ export async function createApp(options: AppOptions): Promise<App> {
         () => logger.log('warn', 'redis answers again: limits are counted in it'),
       )
     : undefined
-  mountOAuth(app, await createOAuthContext({ store, issuer: baseUrl, tokens, verifier, clock, log }, redis))
+  mountOAuth(
+    app,
+    await createOAuthContext({ schema, store, issuer: baseUrl, tokens, verifier, clock, log }, redis),
+  )
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version, cache })
     // Worked out on first request: most servers are never asked.
     let openApi: string | undefined
     app.get(`${version.prefix}/openapi.json`, () => {
-      openApi ??= JSON.stringify(openApiDocument({ version, baseUrl }))
+      openApi ??= JSON.stringify(openApiDocument({ schema, version, baseUrl }))
       return json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' })
     })
   }

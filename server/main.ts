@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { type Command, cac } from 'cac'
 import { acceptedOptions, unknownOption } from '../shared/option-typos.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { registerAccountCommands } from './admin/account-commands.ts'
 import { list, optionalText, UsageError } from './admin/arguments.ts'
@@ -84,12 +86,12 @@ function databasePath(path: string): string {
  * Opens and migrates the store for one admin command, and closes it when `run` is done. Never in
  * memory: that would be a new database of the command's own, gone when it ends (serve may use one).
  */
-async function withStore<T>(path: string, run: (store: Store) => T | Promise<T>): Promise<T> {
+async function withStore<T>(path: string, schema: Schema, run: (store: Store) => T | Promise<T>): Promise<T> {
   if (path === ':memory:')
     throw new UsageError(
       "--db :memory: would be a new database that vanishes when this command ends; give the server's database file or postgres:// URL",
     )
-  const store = openStore(path)
+  const store = openStore(path, schema)
   try {
     await store.migrate()
     return await run(store)
@@ -114,6 +116,10 @@ function transportOf(options: Record<string, unknown>, env: Io['env'], argv: str
 /** Runs one `api-server` command; returns the exit status. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const cli = cac('api-server')
+  // The resources served and kept: the built-in example until a schema file can be given.
+  const schema = exampleSchema()
+  const withSchemaStore = <T>(path: string, run: (store: Store) => T | Promise<T>) =>
+    withStore(path, schema, run)
   const print = (json: boolean, value: Record<string, unknown>, text: string) =>
     io.out(json ? JSON.stringify(value) : text)
   const dbOf = (options: Record<string, unknown>) =>
@@ -240,6 +246,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         port,
         db,
         dbListen,
+        schema,
         baseUrl,
         tls: transport.tls,
         trustProxy: transport.trustProxy,
@@ -279,7 +286,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   for (const option of serveCommand.options) if (option.negated) option.config.default = undefined
 
   cli.command('migrate', 'Apply pending migrations and exit').action(async (options) => {
-    const version = await withStore(dbOf(options), (store) => store.migrate())
+    const version = await withSchemaStore(dbOf(options), (store) => store.migrate())
     print(options.json, { version }, `database at schema version ${version}`)
   })
 
@@ -293,13 +300,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   cli
     .command('seed', 'Load demo data and print the demo logins')
-    .action((options) => withStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
+    .action((options) => withSchemaStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
 
-  registerAccountCommands(cli, { argv, io, dbOf, withStore, print })
+  registerAccountCommands(cli, { argv, io, dbOf, withStore: withSchemaStore, schema, print })
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
     if (action !== 'rotate') throw new UsageError(unknownAction('keys', action))
-    const kid = await withStore(dbOf(options), rotateKey)
+    const kid = await withSchemaStore(dbOf(options), rotateKey)
     print(
       options.json,
       { kid },
@@ -310,7 +317,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   cli
     .command('backup <file>', 'Write a consistent copy of the live database to FILE')
     .action(async (file, options) => {
-      await withStore(dbOf(options), (store) => store.backup(String(file)))
+      await withSchemaStore(dbOf(options), (store) => store.backup(String(file)))
       print(options.json, { file }, `backup written to ${file}`)
     })
 

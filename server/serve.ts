@@ -1,4 +1,6 @@
 import { unavailable } from '../shared/errors.ts'
+import { exampleSchema } from '../shared/resources/index.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { type App, createApp } from './app.ts'
 import type { SocketData } from './graphql/websocket.ts'
 import { rememberClientAddress } from './http/client-address.ts'
@@ -23,6 +25,8 @@ export interface ServeOptions {
   db: string
   /** `--db-listen`: a direct PostgreSQL URL for change notifications when `db` goes through a pooler. */
   dbListen?: string
+  /** The resources served and kept (the built-in example by default). */
+  schema?: Schema
   baseUrl?: string
   /** `--tls-cert` and `--tls-key`: HTTPS served by this process (checked before anything opens). */
   tls?: TlsFiles
@@ -99,7 +103,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const scheme = tls ? 'https' : 'http'
   const trustProxy = options.trustProxy ?? false
   const logger = options.logger ?? createLogger(options.logLevel ?? 'info')
-  const store = openStore(options.db, {
+  const schema = options.schema ?? exampleSchema()
+  const store = openStore(options.db, schema, {
     durability: options.durability,
     listen: options.dbListen,
     outage: databaseOutageLog(logger),
@@ -170,6 +175,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   // Not 0.0.0.0: the issuer is where clients connect, by a name the certificate is for.
   if (lateBaseUrl) baseUrl = `${scheme}://${publicHost(options.host, tls?.cert)}:${server.port}`
   app = await createApp({
+    schema,
     store,
     baseUrl: baseUrl!.replace(/\/+$/, ''),
     production: options.production,

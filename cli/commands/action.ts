@@ -1,5 +1,6 @@
 import type { CAC } from 'cac'
-import { actionOf, RESOURCES } from '../../shared/resources/index.ts'
+import { actionOf } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { printValue } from '../output.ts'
@@ -19,7 +20,7 @@ async function action(
 ): Promise<void> {
   if (collection.includes('/'))
     throw new UsageError(`api action takes a collection name, not "${collection}"`)
-  const target = parseTarget(ctx.prefix, collection, id)
+  const target = parseTarget(ctx.schema, ctx.prefix, collection, id)
   const actions = target.resource.actions.map((a) => a.name)
   if (!actionOf(target.resource, name)) {
     const hint = suggest(name, actions)
@@ -44,14 +45,16 @@ type Runner = (
 ) => (...args: unknown[]) => Promise<void>
 
 /** `orders: cancel, ship, deliver; posts: publish, unpublish`, from the declarations. */
-const DECLARED = RESOURCES.filter((r) => r.actions.length > 0)
-  .map((r) => `${r.name}: ${r.actions.map((a) => a.name).join(', ')}`)
-  .join('; ')
+const declared = (schema: Schema) =>
+  schema.resources
+    .filter((r) => r.actions.length > 0)
+    .map((r) => `${r.name}: ${r.actions.map((a) => a.name).join(', ')}`)
+    .join('; ')
 
 /** Registers `api action` on the command line. */
-export function actionCommand(cli: CAC, run: Runner): void {
+export function actionCommand(cli: CAC, run: Runner, schema: Schema): void {
   cli
-    .command('action <collection> <id> <action>', `Run an action on a record (${DECLARED})`)
+    .command('action <collection> <id> <action>', `Run an action on a record (${declared(schema)})`)
     .option('--if-match <etag>', 'Only if the record still has this ETag')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh one)')
     .example('api action orders ord_… cancel')

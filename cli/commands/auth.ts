@@ -1,5 +1,4 @@
 import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
-import { resourceByName } from '../../shared/resources/index.ts'
 import { deviceLogin } from '../auth/device.ts'
 import { loginFromTokens } from '../auth/session.ts'
 import { OAuthFailure, postForm, requestToken } from '../auth/token-endpoint.ts'
@@ -126,7 +125,7 @@ export async function whoami(ctx: Context): Promise<void> {
   // A top-level collection (children have no list of their own) the token says it may read.
   const readable =
     scopesOf(issued)
-      .map((s) => (s.startsWith('read:') ? resourceByName(s.slice('read:'.length)) : undefined))
+      .map((s) => (s.startsWith('read:') ? ctx.schema.byName(s.slice('read:'.length)) : undefined))
       .find((r) => r && !r.parent)?.name ?? 'users'
   const response = await api.send(
     'GET',

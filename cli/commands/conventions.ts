@@ -126,7 +126,7 @@ export function conventionCommands(cli: CAC, run: Run, cliVersion: string): void
             `api completion takes ${SHELLS.join(', ')} (not "${shell}"${hint ? `; did you mean ${hint}?` : ''})`,
           )
         }
-        ctx.io.stdout(completionScript(cli, shell as Shell))
+        ctx.io.stdout(completionScript(cli, shell as Shell, ctx.schema))
       }),
     )
 }

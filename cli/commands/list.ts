@@ -1,5 +1,6 @@
 import { relationsOf } from '../../shared/query/shape.ts'
-import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { type Columns, RecordStream } from '../output.ts'
@@ -35,11 +36,12 @@ export function positiveInteger(name: string, value: unknown, max = Number.MAX_S
 
 /** The query string of a list: filters from flags, checked against the declaration before any request. */
 export function listQuery(
+  schema: Schema,
   prefix: string,
   spec: string,
   options: Record<string, unknown>,
 ): { path: string; columns: Columns; target: Target } {
-  const target = parseTarget(prefix, spec)
+  const target = parseTarget(schema, prefix, spec)
   if (target.id) throw new UsageError(`api list takes a collection, not a record (try: api get ${spec})`)
   const flags = filterFlags(target.resource)
   const params = new URLSearchParams()
@@ -101,7 +103,7 @@ export function shapeParams(options: Record<string, unknown>): URLSearchParams {
  * `--include-total`, the server's count (`20 of 10,008`).
  */
 export async function list(ctx: Context, spec: string, options: Record<string, unknown>): Promise<void> {
-  const { path, columns, target } = listQuery(ctx.prefix, spec, options)
+  const { path, columns, target } = listQuery(ctx.schema, ctx.prefix, spec, options)
   const maxItems =
     options.maxItems === undefined ? Number.POSITIVE_INFINITY : positiveInteger('max-items', options.maxItems)
   const stream = new RecordStream(ctx.io, ctx.format, columns)
@@ -122,7 +124,7 @@ const row = (left: string, right: string) => `  ${left.padEnd(32)}${right}`
  * The filter of a help's example, with a value that works as typed: an enum's first value, `true`,
  * else an id to put in (`--user-id usr_…`), else a date. A made-up `VALUE` would only fail.
  */
-function exampleFilter(resource: Resource, nested: boolean): string | undefined {
+function exampleFilter(schema: Schema, resource: Resource, nested: boolean): string | undefined {
   // Under a parent's path (`posts/pst_…/comments`) the parent's id is given already.
   const flags = filterFlags(resource).filter(
     (f) => f.op === 'eq' && !(nested && f.field === resource.parent?.field),
@@ -133,7 +135,7 @@ function exampleFilter(resource: Resource, nested: boolean): string | undefined 
   const yes = of('boolean')
   if (yes) return `--${yes.flag} true`
   const reference = of('reference')
-  const target = reference && resourceByName(resource.fields[reference.field]!.references ?? '')
+  const target = reference && schema.byName(resource.fields[reference.field]!.references ?? '')
   if (reference && target) return `--${reference.flag} ${target.prefix}_…`
   return filterFlags(resource).some((f) => f.flag === 'created-after')
     ? '--created-after 2026-01-01'
@@ -141,8 +143,8 @@ function exampleFilter(resource: Resource, nested: boolean): string | undefined 
 }
 
 /** `api list COLLECTION --help`: the real filters and sort fields of that collection. */
-export function listHelp(spec: string): string {
-  const { resource } = parseTarget('', spec)
+export function listHelp(schema: Schema, spec: string): string {
+  const { resource } = parseTarget(schema, '', spec)
   const flags = filterFlags(resource)
   const sortable = resource.sortable.map((f) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
   const describe = (op: string, field: string) => {
@@ -159,8 +161,8 @@ export function listHelp(spec: string): string {
       }[op] ?? field
     )
   }
-  const example = exampleFilter(resource, spec.includes('/'))
-  const relations = relationsOf(resource).map((r) => r.name)
+  const example = exampleFilter(schema, resource, spec.includes('/'))
+  const relations = relationsOf(schema, resource).map((r) => r.name)
   const lines = [
     `Usage: api list ${spec} [options]`,
     '',

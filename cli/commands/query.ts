@@ -99,7 +99,7 @@ async function readBody(ctx: Context, kind: Kind, options: Record<string, unknow
  * JSONPath's URL). The server's errors (405, 415, 422) are shown as for any other request.
  */
 export async function query(ctx: Context, spec: string, options: Record<string, unknown>): Promise<void> {
-  const target = parseTarget(ctx.prefix, spec)
+  const target = parseTarget(ctx.schema, ctx.prefix, spec)
   const given = KINDS.filter((k) => options[k] !== undefined)
   if (given.length !== 1) throw new UsageError('give exactly one of --sql, --jsonpath, --form or --json')
   const kind = given[0]!

@@ -16,7 +16,7 @@ export async function get(
   id: string | undefined,
   options: Record<string, unknown> = {},
 ): Promise<void> {
-  const target = parseTarget(ctx.prefix, spec, id)
+  const target = parseTarget(ctx.schema, ctx.prefix, spec, id)
   if (!target.id) throw new UsageError(`api get needs a record id (try: api list ${spec})`)
   const shape = shapeParams(options)
   const path = shape.size > 0 ? `${target.path}?${shape}` : target.path
@@ -28,7 +28,7 @@ export async function get(
  * unless given), so the client's automatic retries can never create the record twice.
  */
 export async function create(ctx: Context, spec: string, items: string[], options: Record<string, unknown>) {
-  const target = parseTarget(ctx.prefix, spec)
+  const target = parseTarget(ctx.schema, ctx.prefix, spec)
   if (target.id) throw new UsageError(`api create takes a collection (try: api update ${spec} ...)`)
   const body = await bodyOf(ctx.io, items, options.data as string | undefined)
   const key = options.idempotencyKey === undefined ? crypto.randomUUID() : String(options.idempotencyKey)
@@ -48,9 +48,11 @@ export async function write(
   options: Record<string, unknown>,
 ): Promise<void> {
   // The id may be part of the spec (orders/ord_…) or the first argument.
-  const withId = parseTarget(ctx.prefix, spec)
+  const withId = parseTarget(ctx.schema, ctx.prefix, spec)
   const target =
-    withId.id || args.length === 0 || args[0]!.includes('=') ? withId : parseTarget(ctx.prefix, spec, args[0])
+    withId.id || args.length === 0 || args[0]!.includes('=')
+      ? withId
+      : parseTarget(ctx.schema, ctx.prefix, spec, args[0])
   const items = target === withId ? args : args.slice(1)
   if (!target.id) throw new UsageError(`api ${method === 'PATCH' ? 'update' : 'replace'} needs a record id`)
   if (method === 'PATCH' && items.length === 0 && options.data === undefined)
@@ -75,14 +77,14 @@ export async function remove(
   id: string | undefined,
   options: Record<string, unknown>,
 ) {
-  const target = parseTarget(ctx.prefix, spec, id)
+  const target = parseTarget(ctx.schema, ctx.prefix, spec, id)
   if (target.id) {
     await ctx.api().json('DELETE', target.path)
     if (ctx.io.stderrIsTTY) ctx.io.stderr(`deleted ${target.id}\n`)
     return
   }
   const { confirm, fields: _fields, expand: _expand, ...filters } = options
-  const { path } = listQuery(ctx.prefix, spec, { ...filters, limit: undefined, all: undefined })
+  const { path } = listQuery(ctx.schema, ctx.prefix, spec, { ...filters, limit: undefined, all: undefined })
   const query = new URLSearchParams(path.slice(path.indexOf('?') + 1))
   query.delete('limit')
   query.set('confirm', target.resource.name)

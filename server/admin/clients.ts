@@ -1,11 +1,11 @@
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Tx } from '../store/store.ts'
 import { CLI_CLIENT_ID, type ListedClient } from '../store/types.ts'
 import { AdminInputError } from './users.ts'
 
 /** Scopes as `--scope` takes them (space- or comma-separated); an unknown one is named. */
-export function parseScopes(words: readonly string[]): string[] {
-  const unknown = words.find((scope) => !ALL_SCOPES.includes(scope))
+export function parseScopes(schema: Schema, words: readonly string[]): string[] {
+  const unknown = words.find((scope) => !schema.scopes.includes(scope))
   if (unknown !== undefined) throw new AdminInputError(`unknown scope ${unknown}`)
   return [...new Set(words)]
 }

@@ -1,4 +1,3 @@
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
 import type { Tx } from '../store/store.ts'
 import type { ListedClient } from '../store/types.ts'
 import { formatTable, shortTime } from './table.ts'
@@ -50,12 +49,12 @@ export async function listUsers(store: Tx, orgRef: string): Promise<Listing> {
 }
 
 /** A client's scopes in a table cell: all of them, all but a few, or the few it has. */
-function scopeCell(scopes: readonly string[]): string {
-  const missing = ALL_SCOPES.filter((scope) => !scopes.includes(scope))
+function scopeCell(all: readonly string[], scopes: readonly string[]): string {
+  const missing = all.filter((scope) => !scopes.includes(scope))
   if (missing.length === 0) return 'all'
   if (scopes.length <= 3) return scopes.join(' ') || 'none'
   if (missing.length <= 3) return `all but ${missing.join(' ')}`
-  return `${scopes.length} of ${ALL_SCOPES.length} (--json lists them)`
+  return `${scopes.length} of ${all.length} (--json lists them)`
 }
 
 /** Never a secret: only its hash is stored, and the listing does not show that either. */
@@ -87,7 +86,7 @@ export async function listClients(store: Tx, orgRef: string): Promise<Listing> {
               c.name,
               c.public ? 'public' : 'confidential',
               c.grantTypes.join(','),
-              scopeCell(c.scope),
+              scopeCell(store.schema.scopes, c.scope),
               status(c),
               c.redirectUris.join(' '),
             ]),

@@ -58,7 +58,7 @@ export async function seed(store: Tx): Promise<SeedResult> {
   await store.transaction(async (tx) => {
     const engine = adminEngine(tx)
     for (const [n, org] of orgs.entries()) {
-      const principal = systemPrincipal(org.id)
+      const principal = systemPrincipal(store.schema, org.id)
       // Every demo record in this one transaction, none in one of its own. The admin engine has no
       // hooks, so there is nothing to check outside the transaction first.
       const create = (resource: Resource, body: unknown, parent?: ParentRef) =>

@@ -20,7 +20,12 @@ export class AdminConflictError extends Error {
 
 export function adminEngine(store: Tx): EngineContext {
   // Admin commands never page, so their cursor key need not be the instance's.
-  return { store, clock: Date.now, cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))) }
+  return {
+    store,
+    schema: store.schema,
+    clock: Date.now,
+    cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
+  }
 }
 
 export async function requireOrg(store: Tx, org: string) {
@@ -46,7 +51,7 @@ export async function createUser(
   const hash = await passwordHash(input.password)
   try {
     const body = { name: input.name, email: input.email, role: input.role }
-    const write = prepareCreate(adminEngine(store), systemPrincipal(org.id), users, body)
+    const write = prepareCreate(adminEngine(store), systemPrincipal(store.schema, org.id), users, body)
     await write.check()
     // One transaction: the user's record, its event and its password.
     const id = await store.transaction(async (tx) => {

@@ -1,15 +1,19 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import { StampedCache } from '../store/change-stamp.ts'
 import type { Store } from '../store/store.ts'
 import { roleScopes } from './roles.ts'
 import type { Principal } from './tokens.ts'
 
+type RoleScopes = ReadonlyMap<string, ReadonlySet<string>>
+
 /** Each role's scopes, worked out once (an unknown role allows nothing). */
-const ROLE_SCOPES = new Map(['admin', 'member', 'viewer'].map((role) => [role, new Set(roleScopes(role))]))
+const roleScopeSets = (schema: Schema): RoleScopes =>
+  new Map(['admin', 'member', 'viewer'].map((role) => [role, new Set(roleScopes(schema, role))]))
 const NOTHING: ReadonlySet<string> = new Set()
 
 /** The principal itself when its role allows all its scopes; else a copy with the rest dropped. */
-function cappedByRole(principal: Principal, role: string): Principal {
-  const allowed = ROLE_SCOPES.get(role) ?? NOTHING
+function cappedByRole(roles: RoleScopes, principal: Principal, role: string): Principal {
+  const allowed = roles.get(role) ?? NOTHING
   for (const scope of principal.scopes) {
     if (allowed.has(scope)) continue
     return { ...principal, scopes: new Set([...principal.scopes].filter((s) => allowed.has(s))) }
@@ -18,7 +22,7 @@ function cappedByRole(principal: Principal, role: string): Principal {
 }
 
 /** What a token stands for now, read from the database: null when revoked. */
-async function lookUp(store: Store, principal: Principal): Promise<Principal | null> {
+async function lookUp(store: Store, roles: RoleScopes, principal: Principal): Promise<Principal | null> {
   if (principal.kind === 'client') {
     const jti = principal.tokenId
     // A client-credentials token is refused once revoked itself, or once its client is.
@@ -31,7 +35,7 @@ async function lookUp(store: Store, principal: Principal): Promise<Principal | n
   // A user token without a grant is none of ours; a grant is gone with its user, and revoked with
   // its client.
   if (principal.grantId === undefined || !(await store.grants.isLive(principal.grantId))) return null
-  return cappedByRole(principal, (await store.users.roleOf(principal.subject)) ?? '')
+  return cappedByRole(roles, principal, (await store.users.roleOf(principal.subject)) ?? '')
 }
 
 /**
@@ -47,12 +51,14 @@ async function lookUp(store: Store, principal: Principal): Promise<Principal | n
  */
 export function currentAccess(
   store: Store,
+  schema: Schema,
 ): (principal: Principal) => Principal | null | Promise<Principal | null> {
   const current = new StampedCache<Principal | null>(store.changes)
+  const roles = roleScopeSets(schema)
   return (principal) => {
     const jti = principal.tokenId
     // Every token this server issues has a jti; the cache is keyed by it.
-    if (jti === undefined) return lookUp(store, principal)
-    return current.getOrRead(jti, () => lookUp(store, principal))
+    if (jti === undefined) return lookUp(store, roles, principal)
+    return current.getOrRead(jti, () => lookUp(store, roles, principal))
   }
 }

@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 
 const ACTIONS = new Map<string, readonly string[]>([
   ['viewer', ['read']],
@@ -11,7 +11,7 @@ const ACTIONS = new Map<string, readonly string[]>([
  * `read:*`; member: `read:*` and `write:*`; admin: everything, bulk `delete:*` included. An
  * unknown role allows nothing.
  */
-export function roleScopes(role: string): string[] {
+export function roleScopes(schema: Schema, role: string): string[] {
   const allowed = ACTIONS.get(role) ?? []
-  return ALL_SCOPES.filter((scope) => allowed.includes(scope.split(':')[0]!))
+  return schema.scopes.filter((scope) => allowed.includes(scope.split(':')[0]!))
 }

@@ -1,7 +1,6 @@
 import type { Server, WebSocketHandler } from 'bun'
 import { GraphQLError } from 'graphql'
 import { createYoga, type GraphQLParams, type Plugin, type YogaLogger } from 'graphql-yoga'
-import { RESOURCES } from '../../shared/resources/index.ts'
 import type { Principal, TokenVerifier } from '../auth/tokens.ts'
 import type { RequestQuota } from '../http/rate-limit.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
@@ -93,7 +92,7 @@ export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
   const production = options.production ?? false
   const feed = new EventFeed(engine)
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
-    schema: serviceSchema(),
+    schema: serviceSchema(engine.schema),
     graphqlEndpoint: GRAPHQL_PATH,
     // Over HTTP the token is in the request; a WebSocket passes the principal of its connection_init.
     context: async (initial) => {
@@ -114,7 +113,7 @@ export function createGraphQL(options: GraphQLOptions): GraphQLEndpoint {
       useCheckedJson(),
       useContractErrorCodes(),
       ...limitPlugins(production),
-      ...(cache ? [useKeptAnswers(RESOURCES)] : []),
+      ...(cache ? [useKeptAnswers(engine.schema.resources)] : []),
     ],
   })
   const sockets = graphqlWebSocket({ yoga, engine, verifier, limiter: options.limiter, log })

@@ -10,6 +10,7 @@ import { ApiError } from '../../shared/errors.ts'
 import { filterParams, parseListParams } from '../../shared/query/list-params.ts'
 import { DEFAULT_LIMIT, type ListQuery, MAX_LIMIT } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { argumentName } from './names.ts'
 import { DateTime } from './scalars.ts'
 import type { TypeKit } from './types.ts'
@@ -127,6 +128,7 @@ export function withArgumentNames<T>(resource: Resource | undefined, nested: boo
  * nothing is counted otherwise. Errors are REST's, with the details renamed to the arguments.
  */
 export function toListQuery(
+  schema: Schema,
   resource: Resource,
   args: Record<string, unknown>,
   includeTotal: boolean,
@@ -140,5 +142,5 @@ export function toListQuery(
     if (args[arg] != null) params.set(param, text(args[arg]))
   }
   if (includeTotal) params.set('include_total', 'true')
-  return withArgumentNames(resource, nested, () => parseListParams(resource, params).query)
+  return withArgumentNames(resource, nested, () => parseListParams(schema, resource, params).query)
 }

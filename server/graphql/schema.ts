@@ -9,7 +9,8 @@ import {
   GraphQLString,
   printSchema,
 } from 'graphql'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { prepareDelete } from '../resources/deletes.ts'
 import { runWrite } from '../resources/prepared-write.ts'
 import type { Entity } from '../resources/reads.ts'
@@ -48,7 +49,7 @@ function queryFields(kit: TypeKit, resource: Resource, fields: Fields): void {
     description: `A page of ${resource.name} (scope ${resource.scopes.read}).`,
     args: listArgs(kit, resource),
     resolve: guard(async (_: unknown, args: Args, ctx: GraphQLContext, info) => {
-      const query = toListQuery(resource, args, selects(info, 'totalCount'))
+      const query = toListQuery(ctx.engine.schema, resource, args, selects(info, 'totalCount'))
       return {
         page: await withArgumentNames(resource, false, () =>
           listPage(ctx.engine, ctx.principal(), resource, query),
@@ -139,8 +140,8 @@ function subscriptionFields(kit: TypeKit, events: Resource): Fields {
   }
 }
 
-/** Builds the schema of a set of declarations (the service's own by default). */
-export function buildSchema(resources: readonly Resource[] = RESOURCES): GraphQLSchema {
+/** Builds the GraphQL schema of a set of declarations. */
+export function buildSchema(resources: readonly Resource[]): GraphQLSchema {
   const kit = createTypeKit(resources)
   const query: Fields = {}
   const mutation: Fields = {}
@@ -166,15 +167,19 @@ export function buildSchema(resources: readonly Resource[] = RESOURCES): GraphQL
   })
 }
 
-let cached: GraphQLSchema | undefined
+const built = new WeakMap<Schema, GraphQLSchema>()
 
-/** The service's schema, built once per process. */
-export function serviceSchema(): GraphQLSchema {
-  cached ??= buildSchema()
-  return cached
+/** The GraphQL schema of the resources served, built once per schema. */
+export function serviceSchema(schema: Schema): GraphQLSchema {
+  let graphql = built.get(schema)
+  if (!graphql) {
+    graphql = buildSchema(schema.resources)
+    built.set(schema, graphql)
+  }
+  return graphql
 }
 
 /** The schema as SDL, in declaration order (what docs/graphql.md shows). */
-export function printServiceSchema(): string {
-  return printSchema(serviceSchema())
+export function printServiceSchema(schema: Schema): string {
+  return printSchema(serviceSchema(schema))
 }

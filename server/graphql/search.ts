@@ -72,7 +72,7 @@ export function searchFields(kit: TypeKit): Fields {
           if (args.after != null) params.set('cursor', args.after)
           if (selects(info, 'totalCount')) params.set('include_total', 'true')
           const page = await withArgumentNames(undefined, false, () => {
-            return searchPage(ctx.engine, principal, parseSearchParams(params).query)
+            return searchPage(ctx.engine, principal, parseSearchParams(ctx.engine.schema, params).query)
           })
           return { page }
         },

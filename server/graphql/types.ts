@@ -179,7 +179,7 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
         description: `The ${child.name} of this ${resource.singular}.`,
         args: listArgs(kit, child, true),
         resolve: guard(async (entity: Entity, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
-          const query = toListQuery(child, args, selects(info, 'totalCount'), true)
+          const query = toListQuery(ctx.engine.schema, child, args, selects(info, 'totalCount'), true)
           const parentId = entity.id as string
           if (args.after != null) {
             const parent = { collection: resource.name, id: parentId }

@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Tx } from '../store/store.ts'
 import type { OAuthClient } from '../store/types.ts'
 import { OAuthError } from './errors.ts'
@@ -33,6 +34,7 @@ export class AuthorizationRequestError extends Error {
 
 /** Checks the query of GET /oauth/authorize. */
 export async function parseAuthorizationRequest(
+  schema: Schema,
   store: Tx,
   params: URLSearchParams,
 ): Promise<AuthorizationRequest> {
@@ -70,8 +72,8 @@ export async function parseAuthorizationRequest(
     if (!client.grantTypes.includes('authorization_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the authorization code grant.')
     const codeChallenge = checkChallenge(one('code_challenge'), one('code_challenge_method'), client.public)
-    const asked = parseScope(one('scope'))
-    const scope = asked === null ? null : intersectScope(asked, client.scope)
+    const asked = parseScope(schema, one('scope'))
+    const scope = asked === null ? null : intersectScope(schema, asked, client.scope)
     if (scope !== null && scope.length === 0)
       throw new OAuthError('invalid_scope', 'This client may ask for none of the requested scopes.')
     return { client, redirectUri, state, scope, codeChallenge }

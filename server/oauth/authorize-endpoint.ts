@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import { roleScopes } from '../auth/roles.ts'
 import {
   type AuthorizationRequest,
@@ -57,9 +58,13 @@ function requestErrorResponse(ctx: OAuthContext, error: AuthorizationRequestErro
 }
 
 /** The scopes this user can grant this client: asked ∩ client's ∩ the role's. */
-function grantable(req: AuthorizationRequest, role: string): { scopes: string[]; withheld: string[] } {
-  const scopes = intersectScope(req.scope, req.client.scope, roleScopes(role))
-  const withheld = intersectScope(req.scope, req.client.scope).filter((s) => !scopes.includes(s))
+function grantable(
+  schema: Schema,
+  req: AuthorizationRequest,
+  role: string,
+): { scopes: string[]; withheld: string[] } {
+  const scopes = intersectScope(schema, req.scope, req.client.scope, roleScopes(schema, role))
+  const withheld = intersectScope(schema, req.scope, req.client.scope).filter((s) => !scopes.includes(s))
   return { scopes, withheld }
 }
 
@@ -74,11 +79,11 @@ const roleDenied = (ctx: OAuthContext, req: AuthorizationRequest, role: string) 
 
 /** GET: the login page, or, with a valid login cookie, the consent page. */
 async function show(ctx: OAuthContext, request: Request, query: string): Promise<Response> {
-  const req = await parseAuthorizationRequest(ctx.store, new URLSearchParams(query))
+  const req = await parseAuthorizationRequest(ctx.schema, ctx.store, new URLSearchParams(query))
   const interaction = target(ctx, query, req)
   const user = await currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
-  const { scopes, withheld } = grantable(req, user.role)
+  const { scopes, withheld } = grantable(ctx.schema, req, user.role)
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
   const csrf = csrfValue(ctx, request)
   const form = {
@@ -112,7 +117,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
     )
   const signed = readSignedFlow(ctx, 'authorize', 'q', form.get('request'))
   if (!signed) return messagePage(400, 'This page has expired', 'Go back to the application and start again.')
-  const req = await parseAuthorizationRequest(ctx.store, new URLSearchParams(signed.flow))
+  const req = await parseAuthorizationRequest(ctx.schema, ctx.store, new URLSearchParams(signed.flow))
   const interaction = target(ctx, signed.flow, req)
   const handled = await accountStep(ctx, request, form, interaction)
   if (handled) return handled
@@ -130,7 +135,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
       }),
     )
   }
-  const { scopes } = grantable(req, user.role)
+  const { scopes } = grantable(ctx.schema, req, user.role)
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
   const code = randomToken('ac')
   const now = ctx.clock()

@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { TokenSettings, TokenVerifier } from '../auth/tokens.ts'
 import type { RedisConnection } from '../http/redis-connection.ts'
 import type { Tx } from '../store/store.ts'
@@ -7,6 +8,8 @@ import { Signer } from './signer.ts'
 
 /** Everything the authorization server's endpoints and pages share. */
 export interface OAuthContext {
+  /** The resources served: the scopes a client may ask for. */
+  schema: Schema
   store: Tx
   /** The issuer: the base URL, without a trailing slash. */
   issuer: string
@@ -20,7 +23,7 @@ export interface OAuthContext {
 }
 
 export async function createOAuthContext(
-  options: Pick<OAuthContext, 'store' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
+  options: Pick<OAuthContext, 'schema' | 'store' | 'issuer' | 'tokens' | 'verifier' | 'clock' | 'log'>,
   /** `serve --redis`: the throttles counted in Redis, shared by every replica. */
   redis?: RedisConnection,
 ): Promise<OAuthContext> {

@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import { roleScopes } from '../auth/roles.ts'
 import { clientAddress } from '../http/client-address.ts'
 import type { DeviceCode, OAuthClient } from '../store/types.ts'
@@ -49,10 +50,10 @@ const gone = () =>
     'The code has expired or was already used. Start again on your device to get a new code.',
   )
 
-function grantable(device: DeviceCode, client: OAuthClient, role: string) {
-  const asked = parseScope(device.requestedScope ?? undefined)
-  const scopes = intersectScope(asked, client.scope, roleScopes(role))
-  const withheld = intersectScope(asked, client.scope).filter((s) => !scopes.includes(s))
+function grantable(schema: Schema, device: DeviceCode, client: OAuthClient, role: string) {
+  const asked = parseScope(schema, device.requestedScope ?? undefined)
+  const scopes = intersectScope(schema, asked, client.scope, roleScopes(schema, role))
+  const withheld = intersectScope(schema, asked, client.scope).filter((s) => !scopes.includes(s))
   return { scopes, withheld }
 }
 
@@ -93,7 +94,7 @@ async function show(ctx: OAuthContext, request: Request): Promise<Response> {
   const interaction = target(ctx, found.device.hash, found.client)
   const user = await currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
-  const { scopes, withheld } = grantable(found.device, found.client, user.role)
+  const { scopes, withheld } = grantable(ctx.schema, found.device, found.client, user.role)
   if (scopes.length === 0)
     return messagePage(
       403,
@@ -168,7 +169,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const user = await currentUser(ctx, request, interaction)
   if (!user || user.id !== signed.uid) return seeOther(interaction.continueUrl)
   const now = ctx.clock()
-  const { scopes } = grantable(found.device, found.client, user.role)
+  const { scopes } = grantable(ctx.schema, found.device, found.client, user.role)
   const allowed = form.get('decision') === 'allow' && scopes.length > 0
   const decided = await ctx.store.deviceCodes.decide(
     found.device.hash,

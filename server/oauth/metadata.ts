@@ -1,8 +1,8 @@
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { GRANT_TYPES } from '../store/types.ts'
 
 /** RFC 8414 authorization server metadata: every endpoint and what each supports. */
-function serverMetadata(issuer: string): Record<string, unknown> {
+function serverMetadata(schema: Schema, issuer: string): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,
@@ -11,7 +11,7 @@ function serverMetadata(issuer: string): Record<string, unknown> {
     revocation_endpoint: `${issuer}/oauth/revoke`,
     introspection_endpoint: `${issuer}/oauth/introspect`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
-    scopes_supported: [...ALL_SCOPES],
+    scopes_supported: [...schema.scopes],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],
@@ -24,8 +24,8 @@ function serverMetadata(issuer: string): Record<string, unknown> {
   }
 }
 
-export function metadataResponse(issuer: string): Response {
-  return new Response(JSON.stringify(serverMetadata(issuer)), {
+export function metadataResponse(schema: Schema, issuer: string): Response {
+  return new Response(JSON.stringify(serverMetadata(schema, issuer)), {
     status: 200,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300' },
   })

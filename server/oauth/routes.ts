@@ -20,5 +20,5 @@ export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
   ]
   for (const [path, handler] of routes)
     app.all(path, ({ request }) => handler(ctx, request), { parse: 'none' })
-  app.get('/.well-known/oauth-authorization-server', () => metadataResponse(ctx.issuer))
+  app.get('/.well-known/oauth-authorization-server', () => metadataResponse(ctx.schema, ctx.issuer))
 }

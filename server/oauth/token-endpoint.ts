@@ -16,7 +16,7 @@ const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code'
 async function clientCredentialsGrant(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>) {
   if (client.public || !client.orgId)
     throw new OAuthError('unauthorized_client', 'This client may not use the client_credentials grant.')
-  const scope = grantScope(form.get('scope'), client.scope)
+  const scope = grantScope(ctx.schema, form.get('scope'), client.scope)
   const token = await issueAccessToken(ctx.tokens, {
     subject: client.id,
     orgId: client.orgId,

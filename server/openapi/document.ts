@@ -1,4 +1,4 @@
-import { ALL_SCOPES, RESOURCES } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { UNMETERED } from '../http/edge.ts'
 import type { ApiVersion } from '../versions/versions.ts'
 import { edgeHeadersOf, errorResponse, referencedErrors } from './error-responses.ts'
@@ -95,8 +95,8 @@ function componentResponses(
   return responses
 }
 
-const TAGS = [
-  ...RESOURCES.map((r) => ({
+const tagsOf = (schema: Schema) => [
+  ...schema.resources.map((r) => ({
     name: r.name,
     description:
       `The ${r.name.replace(/-/g, ' ')}${r.parent ? `, nested under ${r.parent.collection}` : ''}` +
@@ -112,19 +112,23 @@ const TAGS = [
  * the version's changes): every path, parameter, body, response, header and error, and the
  * service's own endpoints.
  */
-export function openApiDocument(options: { version: ApiVersion; baseUrl: string }): JsonObject {
-  const { version, baseUrl } = options
+export function openApiDocument(options: {
+  schema: Schema
+  version: ApiVersion
+  baseUrl: string
+}): JsonObject {
+  const { schema, version, baseUrl } = options
   const { openapi, queryField } = FORMATS[version.name]
   const deprecated = version.status === 'deprecated'
   // Built fresh and copied: the edge's additions must not reach objects the path builders share.
   const paths = structuredClone({
-    ...resourcePaths(version.prefix, queryField),
+    ...resourcePaths(schema, version.prefix, queryField),
     ...searchPaths(version.prefix, queryField),
     ...servicePaths(version.prefix),
   })
   withEdgeResponses(paths, version.prefix, deprecated)
   const sunset = deprecated ? ` Deprecated: goes away on ${version.sunsetAt!.slice(0, 10)}; use /api/v2.` : ''
-  const scopes = Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)]))
+  const scopes = Object.fromEntries(schema.scopes.map((s) => [s, describeScope(s)]))
   return {
     openapi,
     info: {
@@ -139,10 +143,10 @@ export function openApiDocument(options: { version: ApiVersion; baseUrl: string 
     },
     servers: [{ url: baseUrl }],
     security: [{ oauth2: [] }],
-    tags: TAGS,
+    tags: tagsOf(schema),
     paths,
     components: {
-      schemas: componentSchemas(RESOURCES, version),
+      schemas: componentSchemas(schema, version),
       responses: componentResponses(paths, deprecated),
       headers: Object.fromEntries(
         Object.entries(HEADERS).filter(([name]) => deprecated || !DEPRECATION_HEADERS.includes(name)),

@@ -2,6 +2,7 @@ import { snakeName } from '../../shared/query/fields.ts'
 import { type FilterParam, filterParams } from '../../shared/query/list-params.ts'
 import { relationsOf } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { JsonObject } from './json.ts'
 import { PAGINATION, query, shapeParameters } from './parameters.ts'
 
@@ -42,7 +43,7 @@ function valueSchema(resource: Resource, p: FilterParam): JsonObject {
 const DESCRIBE_OP = { eq: 'equals', gte: 'at least', lte: 'at most', gt: 'after', lt: 'before' }
 
 /** Query parameters of a collection read: pagination, declared filters, search and sort. */
-export function listParameters(resource: Resource): Parameter[] {
+export function listParameters(schema: Schema, resource: Resource): Parameter[] {
   const params = [...PAGINATION]
   for (const p of filterParams(resource)) {
     const strict = p.op === 'gt' || p.op === 'lt' ? ' (a date is midnight UTC; no offset means UTC)' : ''
@@ -57,13 +58,13 @@ export function listParameters(resource: Resource): Parameter[] {
   }
   const sortable = resource.sortable.map(snakeName).join(', ')
   params.push(query('sort', { type: 'string' }, `Comma-separated keys, -key for descending: ${sortable}`))
-  params.push(...resourceShapeParameters(resource))
+  params.push(...resourceShapeParameters(schema, resource))
   return params
 }
 
 /** `fields`, `expand` and `expand_limit` of a resource's reads, naming its relations. */
-export function resourceShapeParameters(resource: Resource): Parameter[] {
-  return shapeParameters(relationsOf(resource).map((r) => r.name))
+export function resourceShapeParameters(schema: Schema, resource: Resource): Parameter[] {
+  return shapeParameters(relationsOf(schema, resource).map((r) => r.name))
 }
 
 /** The names a JSON QUERY body may also give as an array: `fields` and `expand`. */
@@ -73,7 +74,7 @@ const NAME_LISTS = ['fields', 'expand']
  * The bodies of a form and a JSON QUERY: the GET's parameters by name; a JSON body writes numbers
  * and booleans as JSON, a list as an array, and may add `filter` (docs/query.md).
  */
-export function queryBodySchemas(resource: Resource): { form: JsonObject; json: JsonObject } {
+export function queryBodySchemas(schema: Schema, resource: Resource): { form: JsonObject; json: JsonObject } {
   const lists = new Set(
     filterParams(resource)
       .filter((p) => takesList(resource, p))
@@ -82,7 +83,7 @@ export function queryBodySchemas(resource: Resource): { form: JsonObject; json: 
   for (const name of NAME_LISTS) lists.add(name)
   const form: Record<string, JsonObject> = {}
   const json: Record<string, JsonObject> = {}
-  for (const p of listParameters(resource)) {
+  for (const p of listParameters(schema, resource)) {
     const name = p.name as string
     const schema = { ...(p.schema as JsonObject), description: p.description }
     form[name] = schema

@@ -1,5 +1,6 @@
 import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
-import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { sqlExample } from '../query/sql-examples.ts'
 import { actionItem } from './action-paths.ts'
 import { errorRefs } from './error-responses.ts'
@@ -31,13 +32,18 @@ const words = (name: string) => name.replace(/-/g, ' ').replace(/[A-Z]/g, (c) =>
 /** English's article by sound: "an order", "an address", but "a user". */
 const a = (noun: string) => `${/^(?:[aeio]|u(?!s|ni))/.test(noun) ? 'an' : 'a'} ${noun}`
 
-function collectionItem(resource: Resource, nested: boolean, queryField: QueryField): PathItem {
+function collectionItem(
+  schema: Schema,
+  resource: Resource,
+  nested: boolean,
+  queryField: QueryField,
+): PathItem {
   const n = names(resource)
   const plural = pascal(resource.name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()))
   const id = nested ? `Nested${plural}` : plural
   const tags = [resource.name]
   const scope = (s: string) => [{ oauth2: [s] }]
-  const parent = resource.parent ? words(resourceByName(resource.parent.collection)!.singular) : ''
+  const parent = resource.parent ? words(schema.byName(resource.parent.collection)!.singular) : ''
   const of = nested ? ` of ${a(parent)}` : ''
   // "the line items of an order" (nested), "the line items of every order" (standalone), "orders".
   const listed = resource.parent
@@ -53,7 +59,7 @@ function collectionItem(resource: Resource, nested: boolean, queryField: QueryFi
       description:
         'Newest first unless sorted; 20 a page unless limit says otherwise. Pagination styles: docs/api.md.',
       security: scope(resource.scopes.read),
-      parameters: [...listParameters(resource), ...CONDITIONAL_GET],
+      parameters: [...listParameters(schema, resource), ...CONDITIONAL_GET],
       responses: {
         '200': {
           description: 'A page',
@@ -106,7 +112,7 @@ function collectionItem(resource: Resource, nested: boolean, queryField: QueryFi
     security: scope(resource.scopes.delete),
     parameters: [
       query('confirm', { type: 'string', enum: [resource.name] }, 'Confirms the bulk delete', true),
-      ...listParameters(resource).filter(
+      ...listParameters(schema, resource).filter(
         (p) => !PAGINATION.includes(p) && !SHAPE_NAMES.includes(p.name as string) && p.name !== 'sort',
       ),
     ],
@@ -118,12 +124,12 @@ function collectionItem(resource: Resource, nested: boolean, queryField: QueryFi
   return item
 }
 
-function singletonItem(resource: Resource, nested: boolean): PathItem {
+function singletonItem(schema: Schema, resource: Resource, nested: boolean): PathItem {
   const n = names(resource)
   const base = `${nested ? 'Nested' : ''}${pascal(resource.singular)}`
   const tags = [resource.name]
   const noun = a(words(resource.singular))
-  const of = nested ? ` of ${a(words(resourceByName(resource.parent!.collection)!.singular))}` : ''
+  const of = nested ? ` of ${a(words(schema.byName(resource.parent!.collection)!.singular))}` : ''
   const tagged = headerRefs('ETag', 'Last-Modified')
   const ok = (description: string) => ({
     description,
@@ -136,7 +142,7 @@ function singletonItem(resource: Resource, nested: boolean): PathItem {
       tags,
       summary: `Get ${noun}${of}`,
       security: [{ oauth2: [resource.scopes.read] }],
-      parameters: [...resourceShapeParameters(resource), ...CONDITIONAL_GET],
+      parameters: [...resourceShapeParameters(schema, resource), ...CONDITIONAL_GET],
       responses: {
         '200': {
           description: 'The record; with fields or expand, shaped as they ask',
@@ -174,12 +180,16 @@ function singletonItem(resource: Resource, nested: boolean): PathItem {
 }
 
 /** Every REST path of the declared resources, with the path parameters each needs. */
-export function resourcePaths(prefix: string, queryField: QueryField): Record<string, PathItem> {
+export function resourcePaths(
+  schema: Schema,
+  prefix: string,
+  queryField: QueryField,
+): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {}
   const withParams = (item: PathItem, params: Parameter[]) => ({ parameters: params, ...item })
-  for (const resource of RESOURCES) {
-    paths[`${prefix}/${resource.name}`] = collectionItem(resource, false, queryField)
-    paths[`${prefix}/${resource.name}/{id}`] = withParams(singletonItem(resource, false), [
+  for (const resource of schema.resources) {
+    paths[`${prefix}/${resource.name}`] = collectionItem(schema, resource, false, queryField)
+    paths[`${prefix}/${resource.name}/{id}`] = withParams(singletonItem(schema, resource, false), [
       pathId('id', resource),
     ])
     for (const action of resource.actions)
@@ -187,10 +197,12 @@ export function resourcePaths(prefix: string, queryField: QueryField): Record<st
         pathId('id', resource),
       ])
     if (resource.parent) {
-      const parent = resourceByName(resource.parent.collection)!
+      const parent = schema.byName(resource.parent.collection)!
       const base = `${prefix}/${parent.name}/{parentId}/${resource.name}`
-      paths[base] = withParams(collectionItem(resource, true, queryField), [pathId('parentId', parent)])
-      paths[`${base}/{id}`] = withParams(singletonItem(resource, true), [
+      paths[base] = withParams(collectionItem(schema, resource, true, queryField), [
+        pathId('parentId', parent),
+      ])
+      paths[`${base}/{id}`] = withParams(singletonItem(schema, resource, true), [
         pathId('parentId', parent),
         pathId('id', resource),
       ])

@@ -1,6 +1,7 @@
 import { ERROR_STATUS } from '../../shared/errors.ts'
 import { relationsOf } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema as Served } from '../../shared/schema/schema.ts'
 import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 import type { JsonObject } from './json.ts'
 import { queryBodySchemas } from './list-parameters.ts'
@@ -55,10 +56,10 @@ function writableProperties(resource: Resource, kind: 'create' | 'patch'): Recor
  * relation: the record a reference names (null when it is gone), or the first page of a nested
  * collection.
  */
-function shapedSchema(resource: Resource, record: Schema): Schema {
+function shapedSchema(served: Served, resource: Resource, record: Schema): Schema {
   const { required: _all, ...rest } = record
   const properties = { ...(record.properties as Record<string, Schema>) }
-  for (const relation of relationsOf(resource)) {
+  for (const relation of relationsOf(served, resource)) {
     const target = { $ref: `#/components/schemas/${names(relation.target).shaped}` }
     properties[relation.name] =
       relation.kind === 'reference'
@@ -83,10 +84,7 @@ function shapedSchema(resource: Resource, record: Schema): Schema {
 }
 
 /** The component schemas of every resource in a version's shape, plus the error body and pagination shapes. */
-export function componentSchemas(
-  resources: readonly Resource[],
-  version: ApiVersion,
-): Record<string, Schema> {
+export function componentSchemas(served: Served, version: ApiVersion): Record<string, Schema> {
   const schemas: Record<string, Schema> = {
     Error: {
       type: 'object',
@@ -174,7 +172,7 @@ export function componentSchemas(
       },
     },
   }
-  for (const resource of resources) {
+  for (const resource of served.resources) {
     const n = names(resource)
     const record = plain(resource.schema)
     delete record.title
@@ -188,7 +186,7 @@ export function componentSchemas(
         filters: { type: 'object', description: 'The applied filters, keyed by parameter name' },
       },
     })
-    schemas[n.shaped] = shapedSchema(resource, schemas[n.record]!)
+    schemas[n.shaped] = shapedSchema(served, resource, schemas[n.record]!)
     const whole = { $ref: `#/components/schemas/${n.record}` }
     const shaped = { $ref: `#/components/schemas/${n.shaped}` }
     schemas[n.list] = page({ anyOf: [whole, shaped] })
@@ -201,7 +199,7 @@ export function componentSchemas(
     schemas[n.queryPage] = page({
       anyOf: [whole, shaped, { $ref: `#/components/schemas/${n.columns}` }],
     })
-    const bodies = queryBodySchemas(resource)
+    const bodies = queryBodySchemas(served, resource)
     schemas[n.queryForm] = bodies.form
     schemas[n.queryJson] = bodies.json
     if (!resource.writable) continue

@@ -1,6 +1,7 @@
 import { badRequest, forbidden, internal, notFound } from '../../shared/errors.ts'
 import { rejectUnknownParams } from '../../shared/query/pagination.ts'
-import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { conditionalJson, PRIVATE_CACHING } from '../http/conditional.ts'
 import { entityTag, parseTagList } from '../http/etag.ts'
@@ -45,7 +46,7 @@ export function queryHandler(
     rejectUnknownParams(url.searchParams, new Set(body.mediaType === 'application/jsonpath' ? ['limit'] : []))
     const limit = body.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
     const target = targetOf(params)
-    const parsed = await parseQuery(body, target, limit)
+    const parsed = await parseQuery(engine.schema, body, target, limit)
     const now = engine.clock()
     const { query, created } = await storeQuery(
       engine.store,
@@ -99,29 +100,30 @@ async function loadQuery(engine: EngineContext, principal: Principal, id: string
 
 /** A stored query parsed again, with the target and the scopes running it needs. */
 async function reparse(
+  schema: Schema,
   prefix: string,
   query: StoredQuery,
 ): Promise<{ target: QueryTarget; parsed: ParsedQuery }> {
   const url = new URL(query.target, 'http://stored.invalid')
   // A stored query is the same query in every version (GET /api/v2/queries/{id} answers in v2's shape).
-  const target = targetOfPath(versionOfPath(url.pathname)?.prefix ?? prefix, url.pathname)
+  const target = targetOfPath(schema, versionOfPath(url.pathname)?.prefix ?? prefix, url.pathname)
   if (!target) throw notFound('No stored query with this id.')
   // A row written by a later version, before a rollback, may hold a format this one does not read.
   const mediaType = QUERY_MEDIA_TYPES.find((type) => type === query.mediaType)
   if (!mediaType) throw internal(new Error(`stored query ${query.id} has media type ${query.mediaType}`))
   const limit = mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
-  const parsed = await parseQuery({ mediaType, text: query.body }, target, limit)
+  const parsed = await parseQuery(schema, { mediaType, text: query.body }, target, limit)
   return { target, parsed }
 }
 
 /** The read scope a parsed query needs: that of the collection it reads, if one is named (returned). */
-function requireReadScope(principal: Principal, parsed: ParsedQuery): Resource | undefined {
+function requireReadScope(schema: Schema, principal: Principal, parsed: ParsedQuery): Resource | undefined {
   const collection =
     parsed.kind === 'list'
       ? parsed.resource
       : parsed.kind === 'jsonpath'
         ? parsed.plan.resource
-        : resourceByName(parsed.params.get('collection') ?? '')
+        : schema.byName(parsed.params.get('collection') ?? '')
   if (collection) requireScope(principal, collection.scopes.read)
   return collection
 }
@@ -142,7 +144,7 @@ export function storedQueryTable(
         throw badRequest('Use cursor or after, not both.', [
           { field: 'after', message: 'cannot be combined with cursor' },
         ])
-      const { target, parsed } = await reparse(prefix, query)
+      const { target, parsed } = await reparse(engine.schema, prefix, query)
       const continuation: Continuation = { cursor, after }
       const outcome = await runQuery(engine, principal, parsed, target, url, continuation, version)
       const now = engine.clock()
@@ -152,7 +154,7 @@ export function storedQueryTable(
     DELETE: async ({ url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())
       const query = await loadQuery(engine, principal, params.id!)
-      requireReadScope(principal, (await reparse(prefix, query)).parsed)
+      requireReadScope(engine.schema, principal, (await reparse(engine.schema, prefix, query)).parsed)
       await forgetQuery(engine.store, query.id)
       return noContent()
     },
@@ -176,9 +178,13 @@ export function storedResultTable(engine: EngineContext, prefix: string): Method
       if (result.orgId !== principal.orgId)
         throw forbidden('This stored result belongs to another organization.')
       const query = await loadQuery(engine, principal, result.queryId)
-      const collection = requireReadScope(principal, (await reparse(prefix, query)).parsed)
+      const collection = requireReadScope(
+        engine.schema,
+        principal,
+        (await reparse(engine.schema, prefix, query)).parsed,
+      )
       // The stored answer is what its maker saw: on the event log, events of any collection it read.
-      if (collection) requireWholeView(principal, collection)
+      if (collection) requireWholeView(engine.schema, principal, collection)
       const seconds = Math.max(0, Math.floor((Date.parse(result.expiresAt) - now) / 1000))
       const headers: Record<string, string> = {
         ...result.headers,

@@ -1,6 +1,7 @@
 import { JSONPathEnvironment, JSONPathError, JSONPathQuery, jsonpath } from 'json-p3'
 import type { Condition } from '../../shared/query/types.ts'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { linearMatch, linearSearch } from './iregexp.ts'
 import { pushdown } from './jsonpath-pushdown.ts'
 import { malformed, unprocessable } from './media.ts'
@@ -49,7 +50,7 @@ export interface JsonPathPlan {
  * /api/v1/search (`fixed` undefined) the root is an object of collections and the path starts by
  * naming one (`$.orders[?@.amount > 100]`). 400 when it does not parse, 422 past the limits.
  */
-export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan {
+export function parseJsonPathBody(schema: Schema, text: string, fixed?: Resource): JsonPathPlan {
   // RFC 9535 §2.1.1: a query is `$` and its segments, with no blank before or after. A trailing
   // newline (a file sent with `curl --data-binary @q.jsonpath`) is not forgiven either.
   if (EDGE_BLANK.test(text)) {
@@ -78,11 +79,11 @@ export function parseJsonPathBody(text: string, fixed?: Resource): JsonPathPlan 
     const selector = first?.selectors.length === 1 ? first.selectors[0] : undefined
     const name =
       selector instanceof NameSelector && first?.constructor.name === 'ChildSegment' ? selector.name : ''
-    resource = RESOURCES.find((r) => r.name === name)
+    resource = schema.byName(name)
     if (!resource) {
       throw unprocessable(
         'On /api/v1/search a JSONPath query starts with the collection.',
-        `must start with a collection, as in $.orders[?@.status == 'paid'] (collections: ${RESOURCES.map((r) => r.name).join(', ')})`,
+        `must start with a collection, as in $.orders[?@.status == 'paid'] (collections: ${schema.resources.map((r) => r.name).join(', ')})`,
       )
     }
     segments = segments.slice(1)

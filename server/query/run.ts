@@ -11,6 +11,7 @@ import {
   MAX_LIMIT,
 } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
 import { type ListAnswer, listPage, pageBody } from '../resources/list-page.ts'
@@ -69,13 +70,18 @@ export interface Continuation {
  * is 400; one that is well formed but cannot be run is 422 (RFC 10008 §2), so the 400s the shared
  * parameter parsers raise for GET become 422 here.
  */
-export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: number): Promise<ParsedQuery> {
+export async function parseQuery(
+  schema: Schema,
+  body: QueryBody,
+  target: QueryTarget,
+  limit?: number,
+): Promise<ParsedQuery> {
   const resource = target.kind === 'collection' ? target.resource : undefined
   switch (body.mediaType) {
     case 'application/sql': {
       const parseSqlBody = await loadSqlParser()
       return unprocessableContent<ParsedQuery>(() => {
-        const sql = parseSqlBody(body.text, resource)
+        const sql = parseSqlBody(schema, body.text, resource)
         return { kind: 'list', resource: sql.resource, query: sql.query, fields: sql.fields }
       })
     }
@@ -83,7 +89,7 @@ export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: n
       const parseJsonPathBody = await loadJsonPathParser()
       return unprocessableContent<ParsedQuery>(() => ({
         kind: 'jsonpath',
-        plan: parseJsonPathBody(body.text, resource),
+        plan: parseJsonPathBody(schema, body.text, resource),
         limit: limit ?? DEFAULT_LIMIT,
       }))
     }
@@ -96,7 +102,7 @@ export async function parseQuery(body: QueryBody, target: QueryTarget, limit?: n
         // is a GET's query string, which takes none, so its `filter` is refused with the unknowns.
         const filter = json ? params.get('filter') : null
         if (json) params.delete('filter')
-        const { query, filters, shape } = parseFilteredList(resource, params, filter)
+        const { query, filters, shape } = parseFilteredList(schema, resource, params, filter)
         return { kind: 'list', resource, query, filters, shape }
       })
   }
@@ -117,8 +123,8 @@ export async function runQuery(
     case 'search': {
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)
-      const search = parseSearchParams(params)
-      const presentation = presentationOf(version)
+      const search = parseSearchParams(engine.schema, params)
+      const presentation = presentationOf(engine.schema, version)
       return await listPage(engine, principal, { ...search, presentation, link, echoEmptyFilters: true })
     }
     case 'list': {
@@ -133,7 +139,7 @@ export async function runQuery(
         resource,
         query,
         parent,
-        presentation: presentationOf(version),
+        presentation: presentationOf(engine.schema, version),
         link,
         filters,
         select,
@@ -228,7 +234,7 @@ async function runJsonPath(
           binding: sha256Base64url(plan.text),
         }
     const resource = plan.resource
-    const presentation = presentationOf(version)
+    const presentation = presentationOf(engine.schema, version)
     return await listPage(engine, principal, {
       resource,
       query,
@@ -259,7 +265,7 @@ async function runJsonPath(
     )
   }
   const values: unknown[] = []
-  const records = all.data.map((entity) => fromBase(version, plan.resource, entity))
+  const records = all.data.map((entity) => fromBase(engine.schema, version, plan.resource, entity))
   for (const node of plan.path.lazyQuery(asJson(records))) {
     if (engine.clock() > deadline) throw overTime()
     if (node.location.length === 0)

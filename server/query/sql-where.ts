@@ -6,6 +6,7 @@ import {
   MAX_IN_VALUES,
 } from '../../shared/query/filter-expression.ts'
 import type { Comparison, Condition, FieldFunction } from '../../shared/query/types.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
 
 const COMPARISONS: Record<string, Comparison> = {
@@ -45,7 +46,10 @@ type Literal = { value: string | number | boolean | null }
 export class WhereTranslator {
   private comparisons = 0
 
-  constructor(private readonly column: (node: SqlNode) => { field: QueryField; written: string }) {}
+  constructor(
+    private readonly schema: Schema,
+    private readonly column: (node: SqlNode) => { field: QueryField; written: string },
+  ) {}
 
   condition(node: unknown, depth = 0): Condition {
     if (!isNode(node)) throw sqlProblem('this part of the WHERE clause is not allowed')
@@ -193,7 +197,7 @@ export class WhereTranslator {
     }
     if (field.kind === 'boolean' && op !== 'eq' && op !== 'ne')
       throw fail('true/false columns take = and != only')
-    const coerced = coerceFilterValue(field, booleanish(field, literal.value))
+    const coerced = coerceFilterValue(this.schema, field, booleanish(field, literal.value))
     if ('error' in coerced) throw fail(coerced.error)
     return { kind: 'compare', field: field.name, op, value: coerced.value }
   }
@@ -241,7 +245,7 @@ export class WhereTranslator {
     for (const item of items) {
       const literal = this.literal(item)
       if (literal.value === null) throw sqlProblem('NULL in an IN list (use IS NULL)', item)
-      const coerced = coerceFilterValue(ref.field, literal.value)
+      const coerced = coerceFilterValue(this.schema, ref.field, literal.value)
       if ('error' in coerced) throw sqlProblem(`${ref.written}: ${coerced.error}`, item)
       if (typeof coerced.value === 'boolean')
         throw sqlProblem(`${ref.written}: IN does not apply to true/false columns`, item)

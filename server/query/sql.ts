@@ -15,7 +15,8 @@ import {
   type Page,
   type SortKey,
 } from '../../shared/query/types.ts'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { malformed } from './media.ts'
 import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
 import { scanSql } from './sql-scan.ts'
@@ -53,7 +54,7 @@ const STATEMENTS: Record<string, string> = {
  * collection the request was sent to; without it (/api/v1/search) FROM picks any collection.
  * Text that is not SQL is 400; SQL outside the subset is 422 (docs/query.md).
  */
-export function parseSqlBody(text: string, fixed?: Resource): SqlQuery {
+export function parseSqlBody(schema: Schema, text: string, fixed?: Resource): SqlQuery {
   scanSql(text)
   let program: unknown
   try {
@@ -85,14 +86,17 @@ export function parseSqlBody(text: string, fixed?: Resource): SqlQuery {
       statement,
     )
   }
-  return new SelectReader(fixed).read(statement)
+  return new SelectReader(schema, fixed).read(statement)
 }
 
 class SelectReader {
   private resource?: Resource
   private tableName = ''
 
-  constructor(private readonly fixed?: Resource) {}
+  constructor(
+    private readonly schema: Schema,
+    private readonly fixed?: Resource,
+  ) {}
 
   read(statement: SqlNode): SqlQuery {
     const clauses = Array.isArray(statement.clauses) ? statement.clauses.filter(isNode) : []
@@ -111,7 +115,7 @@ class SelectReader {
     const resource = this.from(from)
     const fields = this.columns(byType.get('select_clause')!)
     const where = byType.get('where_clause')
-    const translator = new WhereTranslator((node) =>
+    const translator = new WhereTranslator(this.schema, (node) =>
       this.column(node, filterableFields(resource), 'filtered'),
     )
     const query: ListQuery = {
@@ -128,10 +132,10 @@ class SelectReader {
     if (!isNode(expr) || expr.type !== 'identifier' || typeof expr.name !== 'string')
       throw sqlProblem(`FROM takes one collection name; ${fromShape(expr)} is not allowed`, expr)
     const name = expr.name.toLowerCase()
-    const found = RESOURCES.find((r) => r.table === name || r.name === name)
+    const found = this.schema.resources.find((r) => r.table === name || r.name === name)
     const resource = this.fixed ? (found === this.fixed ? found : undefined) : found
     if (!resource) {
-      const allowed = this.fixed ? this.fixed.table : RESOURCES.map((r) => r.table).join(', ')
+      const allowed = this.fixed ? this.fixed.table : this.schema.resources.map((r) => r.table).join(', ')
       throw sqlProblem(`unknown table ${expr.name.slice(0, 64)} (allowed: ${allowed})`, expr)
     }
     this.resource = resource

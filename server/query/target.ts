@@ -1,5 +1,6 @@
 import { isId } from '../../shared/ids.ts'
-import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { ParentRef } from '../resources/context.ts'
 
 /** What a QUERY is sent to: a collection (maybe nested under a parent) or /api/v1/search. */
@@ -9,17 +10,17 @@ export type QueryTarget = { kind: 'collection'; resource: Resource; parent?: Par
  * The target a stored query's path names (`/api/v1/orders`, `/api/v1/orders/ord_…/line-items`,
  * `/api/v1/search`), the same routes the QUERY was accepted on; undefined for anything else.
  */
-export function targetOfPath(prefix: string, path: string): QueryTarget | undefined {
+export function targetOfPath(schema: Schema, prefix: string, path: string): QueryTarget | undefined {
   if (!path.startsWith(`${prefix}/`)) return undefined
   const parts = path.slice(prefix.length + 1).split('/')
   if (parts.length === 1 && parts[0] === 'search') return { kind: 'search' }
   if (parts.length === 1) {
-    const resource = resourceByName(parts[0]!)
+    const resource = schema.byName(parts[0]!)
     return resource ? { kind: 'collection', resource } : undefined
   }
   if (parts.length === 3) {
-    const resource = resourceByName(parts[2]!)
-    const parent = resource?.parent ? resourceByName(resource.parent.collection) : undefined
+    const resource = schema.byName(parts[2]!)
+    const parent = resource?.parent ? schema.byName(resource.parent.collection) : undefined
     if (!resource || !parent || parent.name !== parts[0] || !isId(parts[1], parent.prefix)) return undefined
     return { kind: 'collection', resource, parent: { collection: parent.name, id: parts[1]! } }
   }

@@ -1,6 +1,5 @@
 import { forbidden, notFound } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
-import { resourceByName } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { StoredRecord } from '../store/types.ts'
 import type { EngineContext, ParentRef } from './context.ts'
@@ -40,7 +39,7 @@ export async function loadParent(
   child: Resource,
   parent: ParentRef,
 ): Promise<StoredRecord> {
-  const parentResource = resourceByName(child.parent!.collection)!
+  const parentResource = ctx.schema.byName(child.parent!.collection)!
   const record = await ctx.store.records.find(parentResource, parent.id)
   if (!record) throw missing(parentResource, parent.id)
   if (record.orgId !== principal.orgId) throw ofAnotherOrganization(parentResource)

@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { Tx } from '../store/store.ts'
 import type { Entity } from '../store/types.ts'
@@ -11,6 +12,8 @@ import type { CursorCodec } from './cursor.ts'
 
 /** What the engine needs from the outside world, injected so tests and tools can supply their own. */
 export interface EngineContext {
+  /** The resources served: references, nested collections and scopes are looked up here. */
+  schema: Schema
   /** The store, or inside a write the transaction's view of it. */
   store: Tx
   clock: () => number

@@ -1,6 +1,6 @@
 import { conflict } from '../../shared/errors.ts'
 import type { Condition } from '../../shared/query/types.ts'
-import { childrenOf, type Resource } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import type { StoredRecord } from '../store/types.ts'
@@ -22,7 +22,7 @@ async function deleteWithChildren(
   const id = record.entity.id as string
   // A read-only child (a webhook endpoint's deliveries) goes with its parent (ON DELETE CASCADE),
   // without an event of its own.
-  for (const child of childrenOf(resource).filter((c) => c.writable)) {
+  for (const child of ctx.schema.childrenOf(resource).filter((c) => c.writable)) {
     for (const childRecord of await ctx.store.records.children(child, id))
       await deleteWithChildren(ctx, principal, child, childRecord, now)
   }

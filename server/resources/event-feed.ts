@@ -69,7 +69,10 @@ export class EventFeed {
     } else {
       start = await this.ctx.store.events.last()
     }
-    const filter: EventFilter = { types, resources: visibleCollections(principal) ?? undefined }
+    const filter: EventFilter = {
+      types,
+      resources: visibleCollections(this.ctx.schema, principal) ?? undefined,
+    }
     return new EventStream(this, this.ctx, principal, start, filter)
   }
 

@@ -1,6 +1,6 @@
 import { parseAcrossFields, type ShapeParams } from '../../shared/query/shape.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
-import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import type { Presentation } from './presentation.ts'
@@ -64,7 +64,7 @@ export async function listPage(
   if (!resource) return await searchPage(engine, principal, request)
   const memory = request.inMemory
   // Checked before anything is read: a bad field is 400 and an expansion the token may not read 403.
-  const shape = request.shape && resolveShape(principal, resource, presentation, request.shape)
+  const shape = request.shape && resolveShape(engine.schema, principal, resource, presentation, request.shape)
   const result = memory
     ? await scanRecords(
         engine,
@@ -115,7 +115,8 @@ async function searchPage(
   if (text === undefined) throw new Error('a search across collections needs its text')
   const { sort, page, includeTotal } = query
   const fields =
-    request.shape && parseAcrossFields(request.shape, searchableFor(principal), presentation.fieldNames)
+    request.shape &&
+    parseAcrossFields(request.shape, searchableFor(engine.schema, principal), presentation.fieldNames)
   // Each collection reads only the asked fields it has (with the id and timestamps, always read).
   const columnsOf = fields
     ? (collection: Resource) =>
@@ -126,7 +127,7 @@ async function searchPage(
     : undefined
   const result = await searchAll(engine, principal, text, { sort, page, includeTotal, columnsOf })
   const data = result.data.map((hit) => {
-    const record = presentation.records(resourceByName(hit.collection)!, [hit.record])[0]!
+    const record = presentation.records(engine.schema.byName(hit.collection)!, [hit.record])[0]!
     return {
       collection: hit.collection,
       record: fields

@@ -48,7 +48,7 @@ export async function getRecord(
   requireScope(principal, resource.scopes.read)
   const read = columns && [...columns, ...visibilityFields(resource)]
   const { entity } = await loadRecord(ctx, principal, resource, id, parent, false, read)
-  requireVisible(principal, resource, entity)
+  requireVisible(ctx.schema, principal, resource, entity)
   return entity
 }
 
@@ -81,7 +81,7 @@ export async function listRecords(
     where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
   }
   // Bound into cursors is the client's query; what the principal may see is applied on every page.
-  const visible = [...where, ...visibilityConditions(principal, resource, where)]
+  const visible = [...where, ...visibilityConditions(ctx.schema, principal, resource, where)]
   // Worked out once: the store's ORDER BY takes these keys as they are.
   const keys = stableOrder(query.sort)
   const sortValues = (entity: Entity) => ctx.store.records.sortValues(resource, entity, keys)
@@ -92,7 +92,7 @@ export async function listRecords(
   if (page.style === 'keyset') {
     const start = await ctx.store.records.find(resource, page.after)
     const otherParent = parent !== undefined && start?.entity[resource.parent!.field] !== parent.id
-    const hidden = start !== null && !isVisible(principal, resource, start.entity)
+    const hidden = start !== null && !isVisible(ctx.schema, principal, resource, start.entity)
     if (!start || start.orgId !== principal.orgId || otherParent || hidden) {
       throw badRequest('The after parameter does not name a record of this collection.', [
         { field: 'after', message: `no ${resource.singular} with id ${page.after}` },

@@ -86,7 +86,7 @@ export async function getRecords(
   const found = new Map<string, Entity>()
   const unique = [...new Set(ids)]
   for (const entity of await ctx.store.records.byIds(resource, principal.orgId, unique, columns)) {
-    if (isVisible(principal, resource, entity)) found.set(entity.id as string, entity)
+    if (isVisible(ctx.schema, principal, resource, entity)) found.set(entity.id as string, entity)
   }
   return found
 }
@@ -112,7 +112,7 @@ export async function listChildPages(
   }
   const ids = [...new Set(parentIds)]
   const parentField = child.parent!.field
-  const visible = [...query.where, ...visibilityConditions(principal, child, query.where)]
+  const visible = [...query.where, ...visibilityConditions(ctx.schema, principal, child, query.where)]
   const children = await ctx.store.records.childPages(child, principal.orgId, ids, {
     where: visible,
     search: query.search,

@@ -56,7 +56,7 @@ export async function scanRecords(
   const sortValues = (entity: Entity) => ctx.store.records.sortValues(resource, entity, keys)
   const binding = `${cursorBinding(principal, resource, where, { where, sort: request.sort, page: { style: 'cursor', limit: request.limit }, includeTotal: false })}.${request.binding}`
   let after = request.cursor ? ctx.cursors.decode(binding, request.cursor, keys.length) : undefined
-  const visible = [...where, ...visibilityConditions(principal, resource, where)]
+  const visible = [...where, ...visibilityConditions(ctx.schema, principal, resource, where)]
   const kept: Entity[] = []
   let scanned = 0
   for (;;) {

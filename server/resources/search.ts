@@ -2,7 +2,8 @@ import { sha256Base64url } from '../../shared/crypto.ts'
 import { badRequest } from '../../shared/errors.ts'
 import { stableOrder } from '../../shared/query/stable-order.ts'
 import type { Page, SortKey } from '../../shared/query/types.ts'
-import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { SortValue } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
@@ -23,8 +24,8 @@ interface SearchResult {
 }
 
 /** Collections `q` searches: those with searchable fields the principal may read. */
-export function searchableFor(principal: Principal, only?: Resource): Resource[] {
-  return RESOURCES.filter(
+export function searchableFor(schema: Schema, principal: Principal, only?: Resource): Resource[] {
+  return schema.resources.filter(
     (r) => r.searchable.length > 0 && principal.scopes.has(r.scopes.read) && (!only || r === only),
   )
 }
@@ -54,7 +55,7 @@ export async function searchAll(
     columnsOf?: (collection: Resource) => readonly string[]
   },
 ): Promise<SearchResult> {
-  const collections = searchableFor(principal, options.only)
+  const collections = searchableFor(ctx.schema, principal, options.only)
   if (collections.length === 0) {
     throw badRequest('No collection this token may read is searchable.', [
       { field: 'q', message: 'nothing to search' },
@@ -67,7 +68,7 @@ export async function searchAll(
   const cursorOf = (hit: SearchHit) =>
     ctx.cursors.encode(
       binding,
-      ctx.store.records.sortValues(resourceByName(hit.collection)!, hit.record, stableOrder([key])),
+      ctx.store.records.sortValues(ctx.schema.byName(hit.collection)!, hit.record, stableOrder([key])),
     )
   let after: SortValue[] | undefined
   if (page.style === 'cursor' && page.cursor) after = ctx.cursors.decode(binding, page.cursor, 2)
@@ -78,7 +79,7 @@ export async function searchAll(
   const hits: { collection: Resource; entity: Entity }[] = []
   for (const collection of collections) {
     const entities = await ctx.store.records.page(collection, principal.orgId, {
-      where: visibilityConditions(principal, collection, []),
+      where: visibilityConditions(ctx.schema, principal, collection, []),
       search: text,
       sort,
       limit: want,
@@ -99,7 +100,12 @@ export async function searchAll(
     ? (
         await Promise.all(
           collections.map((c) =>
-            ctx.store.records.count(c, principal.orgId, visibilityConditions(principal, c, []), text),
+            ctx.store.records.count(
+              c,
+              principal.orgId,
+              visibilityConditions(ctx.schema, principal, c, []),
+              text,
+            ),
           ),
         )
       ).reduce((n, count) => n + count, 0)
@@ -150,7 +156,8 @@ async function keysetStart(
 ) {
   const collection = collections.find((c) => id.startsWith(`${c.prefix}_`))
   const found = collection ? await ctx.store.records.find(collection, id) : null
-  const hidden = found !== null && collection !== undefined && !isVisible(principal, collection, found.entity)
+  const hidden =
+    found !== null && collection !== undefined && !isVisible(ctx.schema, principal, collection, found.entity)
   if (!found || !collection || found.orgId !== principal.orgId || hidden) {
     throw badRequest('The after parameter does not name a searchable record.', [
       { field: 'after', message: `no record with id ${id.slice(0, 100)}` },

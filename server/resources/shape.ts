@@ -8,6 +8,7 @@ import {
 } from '../../shared/query/shape.ts'
 import { DEFAULT_SORT, type ListQuery } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Principal } from '../auth/tokens.ts'
 import type { EngineContext } from './context.ts'
 import type { Presentation, Shown } from './presentation.ts'
@@ -20,12 +21,13 @@ import { lastVisibleChange } from './visibility.ts'
  * every expanded relation checked before anything is read: 403 naming the relation without it.
  */
 export function resolveShape(
+  schema: Schema,
   principal: Principal,
   resource: Resource,
   presentation: Presentation,
   params: ShapeParams,
 ): Shape {
-  const shape = parseShape(resource, params, presentation.fieldNames)
+  const shape = parseShape(schema, resource, params, presentation.fieldNames)
   for (const { path, expansion } of expansionsOf(shape)) {
     const scope = expansion.relation.target.scopes.read
     if (!principal.scopes.has(scope)) throw expansionForbidden(path, scope)

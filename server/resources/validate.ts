@@ -2,12 +2,13 @@ import { Value } from '@sinclair/typebox/value'
 import { type ErrorDetail, validationError } from '../../shared/errors.ts'
 import { FORMAT_MESSAGES } from '../../shared/formats.ts'
 import { isId } from '../../shared/ids.ts'
-import { type Field, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Field, Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 
 export type WriteMode = 'create' | 'replace' | 'patch'
 
 /** Why `value` is not acceptable for `field`, or null when it is. Limits come from the field's schema. */
-export function checkValue(field: Field, value: unknown): string | null {
+export function checkValue(served: Schema, field: Field, value: unknown): string | null {
   if (value === null) return field.nullable ? null : 'must not be null'
   const schema = field.schema as Record<string, unknown>
   switch (field.kind) {
@@ -37,7 +38,7 @@ export function checkValue(field: Field, value: unknown): string | null {
         ? null
         : `must be one of ${field.values!.join(', ')}`
     case 'reference': {
-      const target = resourceByName(field.references!)!
+      const target = served.byName(field.references!)!
       return isId(value, target.prefix) ? null : `must be a ${target.singular} id (${target.prefix}_…)`
     }
     default:
@@ -50,7 +51,12 @@ export function checkValue(field: Field, value: unknown): string | null {
  * read-only fields are rejected, never ignored; `replace` resets omitted fields to null or their
  * default (contract: PUT is a full replacement).
  */
-export function validateBody(resource: Resource, body: unknown, mode: WriteMode): Record<string, unknown> {
+export function validateBody(
+  schema: Schema,
+  resource: Resource,
+  body: unknown,
+  mode: WriteMode,
+): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw validationError([{ field: 'body', message: 'must be a JSON object' }])
   }
@@ -65,7 +71,7 @@ export function validateBody(resource: Resource, body: unknown, mode: WriteMode)
     } else if (!field) {
       details.push({ field: name, message: 'is not a field of this resource' })
     } else {
-      const problem = checkValue(field, value)
+      const problem = checkValue(schema, field, value)
       if (problem) details.push({ field: name, message: problem })
       else values[name] = value
     }

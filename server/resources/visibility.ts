@@ -1,6 +1,7 @@
 import type { Condition } from '../../shared/query/types.ts'
 import { events } from '../../shared/resources/events.ts'
-import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import type { Entity } from '../store/types.ts'
 import type { EngineContext } from './context.ts'
@@ -12,15 +13,25 @@ import type { EngineContext } from './context.ts'
  * goes through here, so REST, QUERY, /search, GraphQL and the subscription agree.
  */
 
+const logged = new WeakMap<Schema, readonly Resource[]>()
+
 /** The collections whose events the log can hold: every one a client can change. */
-const LOGGED: readonly Resource[] = RESOURCES.filter((r) => r.writable)
+function loggedOf(schema: Schema): readonly Resource[] {
+  let found = logged.get(schema)
+  if (!found) {
+    found = schema.resources.filter((r) => r.writable)
+    logged.set(schema, found)
+  }
+  return found
+}
 
 const isEventLog = (resource: Resource) => resource.name === events.name
 
 /** The collections whose events the principal may see, or null when it may read them all. */
-export function visibleCollections(principal: Principal): string[] | null {
-  const readable = LOGGED.filter((r) => principal.scopes.has(r.scopes.read))
-  return readable.length === LOGGED.length ? null : readable.map((r) => r.name)
+export function visibleCollections(schema: Schema, principal: Principal): string[] | null {
+  const all = loggedOf(schema)
+  const readable = all.filter((r) => principal.scopes.has(r.scopes.read))
+  return readable.length === all.length ? null : readable.map((r) => r.name)
 }
 
 /**
@@ -32,16 +43,17 @@ export function visibleCollections(principal: Principal): string[] | null {
  * rather than an empty page that hides why.
  */
 export function visibilityConditions(
+  schema: Schema,
   principal: Principal,
   resource: Resource,
   where: Condition[],
 ): Condition[] {
   if (!isEventLog(resource)) return []
   for (const name of namedCollections(where)) {
-    const named = resourceByName(name)
+    const named = schema.byName(name)
     if (named && named !== resource) requireScope(principal, named.scopes.read)
   }
-  const visible = visibleCollections(principal)
+  const visible = visibleCollections(schema, principal)
   return visible === null ? [] : [{ kind: 'compare', field: 'resource', op: 'in', value: visible }]
 }
 
@@ -65,21 +77,26 @@ export function visibilityFields(resource: Resource): string[] {
 }
 
 /** The read scope a record of `resource` needs beyond the collection's own, if any. */
-function extraScope(resource: Resource, entity: Entity): string | null {
+function extraScope(schema: Schema, resource: Resource, entity: Entity): string | null {
   if (!isEventLog(resource)) return null
   const name = String(entity.resource)
-  return resourceByName(name)?.scopes.read ?? `read:${name}`
+  return schema.byName(name)?.scopes.read ?? `read:${name}`
 }
 
 /** Whether the principal may see this record of `resource` (already of its organization). */
-export function isVisible(principal: Principal, resource: Resource, entity: Entity): boolean {
-  const scope = extraScope(resource, entity)
+export function isVisible(schema: Schema, principal: Principal, resource: Resource, entity: Entity): boolean {
+  const scope = extraScope(schema, resource, entity)
   return scope === null || principal.scopes.has(scope)
 }
 
 /** 403 `insufficient_scope` naming `read:{resource}`, as a GET of that record itself would answer. */
-export function requireVisible(principal: Principal, resource: Resource, entity: Entity): void {
-  const scope = extraScope(resource, entity)
+export function requireVisible(
+  schema: Schema,
+  principal: Principal,
+  resource: Resource,
+  entity: Entity,
+): void {
+  const scope = extraScope(schema, resource, entity)
   if (scope !== null) requireScope(principal, scope)
 }
 
@@ -87,8 +104,8 @@ export function requireVisible(principal: Principal, resource: Resource, entity:
  * 403 unless the principal may see every record `resource` can hold. A stored QUERY result is the
  * exact answer its maker saw; on the event log that may include any collection the maker could read.
  */
-export function requireWholeView(principal: Principal, resource: Resource): void {
-  if (isEventLog(resource)) for (const logged of LOGGED) requireScope(principal, logged.scopes.read)
+export function requireWholeView(schema: Schema, principal: Principal, resource: Resource): void {
+  if (isEventLog(resource)) for (const logged of loggedOf(schema)) requireScope(principal, logged.scopes.read)
 }
 
 /**
@@ -102,7 +119,7 @@ export async function lastVisibleChange(
   resource: Resource,
 ): Promise<string | null> {
   if (!isEventLog(resource)) return await ctx.store.records.lastChange(principal.orgId, resource.name)
-  const names = visibleCollections(principal) ?? LOGGED.map((r) => r.name)
+  const names = visibleCollections(ctx.schema, principal) ?? loggedOf(ctx.schema).map((r) => r.name)
   let last: string | null = null
   for (const name of names) {
     const at = await ctx.store.records.lastChange(principal.orgId, name)

@@ -7,7 +7,7 @@ import {
   validationError,
 } from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
-import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
 import { isoNow } from '../../shared/time.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import { UniqueTakenError } from '../store/types.ts'
@@ -53,7 +53,7 @@ async function checkRelations(
   for (const [name, value] of Object.entries(values)) {
     const field = resource.fields[name]!
     if (field.references && value !== null && resource.parent?.field !== name) {
-      const target = resourceByName(field.references)!
+      const target = ctx.schema.byName(field.references)!
       if (!(await ctx.store.records.existsInOrg(target, orgId, value as string))) {
         details.push({ field: name, message: `no ${target.singular} with id ${value as string}` })
       }
@@ -126,7 +126,7 @@ export function prepareCreate(
   parent?: ParentRef,
 ): PreparedWrite<Entity> {
   authorizeWrite(principal, resource)
-  const values = validateBody(resource, body, 'create')
+  const values = validateBody(ctx.schema, resource, body, 'create')
   fillCallerDefaults(resource, principal, body, values)
   checkPrivileged(principal, resource, values)
   const hooks = ctx.hooks?.get(resource.name)
@@ -178,7 +178,7 @@ export function prepareUpdate(
   precondition?: Precondition,
 ): PreparedWrite<Entity> {
   authorizeWrite(principal, resource)
-  const values = validateBody(resource, body, mode)
+  const values = validateBody(ctx.schema, resource, body, mode)
   const hooks = ctx.hooks?.get(resource.name)
   return {
     check: async () => await hooks?.check?.(values),

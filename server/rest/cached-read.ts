@@ -1,6 +1,7 @@
 import { camelCase } from '../../shared/query/fields.ts'
 import { relationsOf } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import { requireScope } from '../auth/tokens.ts'
 import { conditionalAnswer, type Representation } from '../http/conditional.ts'
 import type { MethodHandler, RouteRequest } from '../http/method-table.ts'
@@ -24,14 +25,14 @@ export function readRoute(read: ReadHandler): ReadRoute {
  * included, changes only with an event (the premise of the organization's stamp); a webhook
  * endpoint's deliveries change under the worker without one.
  */
-function cacheable(resource: Resource | undefined, url: URL): boolean {
+function cacheable(schema: Schema, resource: Resource | undefined, url: URL): boolean {
   if (resource && !resource.cacheable) return false
   const expand = url.searchParams.get('expand')
   if (!resource || !expand) return true
   for (const path of expand.split(',')) {
     let from = resource
     for (const segment of path.split('.')) {
-      const relation = relationsOf(from).find((r) => r.name === camelCase(segment.trim()))
+      const relation = relationsOf(schema, from).find((r) => r.name === camelCase(segment.trim()))
       if (!relation) break
       if (!relation.target.cacheable) return false
       from = relation.target
@@ -45,6 +46,7 @@ function cacheable(resource: Resource | undefined, url: URL): boolean {
  * organization's stamp is unchanged, else the read itself, kept under the stamp read before it.
  */
 export async function cachedRead(
+  schema: Schema,
   cache: ResponseCache,
   route: RouteRequest,
   read: ReadHandler,
@@ -53,7 +55,7 @@ export async function cachedRead(
 ): Promise<Response> {
   const { principal, request } = route
   if (resource) requireScope(principal, resource.scopes.read)
-  if (!cacheable(resource, route.url)) return conditionalAnswer(request, await read(route))
+  if (!cacheable(schema, resource, route.url)) return conditionalAnswer(request, await read(route))
   // The edge asked already when it held an entry for the key: its stamp is the one to keep under.
   const asked = state?.cached
   const key = asked?.key ?? cache.keyOf(principal, route.url)

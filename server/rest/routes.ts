@@ -6,7 +6,8 @@ import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagin
 import { parseSearchParams } from '../../shared/query/search-params.ts'
 import { SHAPE_PARAMS, shapeParamsOf } from '../../shared/query/shape.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
-import { type Action, RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Action, Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { readJsonBody } from '../http/body.ts'
 import { conditionalJson, representation } from '../http/conditional.ts'
@@ -51,8 +52,8 @@ const NOT_FOR_BULK_DELETE = [...PAGINATION_PARAMS, ...SHAPE_PARAMS, 'sort']
 const SHAPE_ONLY = new Set<string>(SHAPE_PARAMS)
 
 /** Bulk delete takes `confirm` and the collection's filters, nothing that pages or sorts. */
-function bulkDeleteQuery(resource: Resource, url: URL): ListQuery {
-  const parsed = parseListParams(resource, url.searchParams, ['confirm'])
+function bulkDeleteQuery(schema: Schema, resource: Resource, url: URL): ListQuery {
+  const parsed = parseListParams(schema, resource, url.searchParams, ['confirm'])
   const paging = NOT_FOR_BULK_DELETE.find((name) => url.searchParams.has(name))
   if (paging)
     throw badRequest(`${paging} does not apply to a bulk delete.`, [
@@ -77,10 +78,10 @@ function parentOf(resource: Resource, params: Record<string, string>): ParentRef
 
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine, version } = deps
-  const presentation = presentationOf(version)
+  const presentation = presentationOf(engine.schema, version)
   const table: MethodTable = {
     GET: readRoute(async ({ url, params, principal }) => {
-      const { query, filters, shape } = parseListParams(resource, url.searchParams)
+      const { query, filters, shape } = parseListParams(engine.schema, resource, url.searchParams)
       const parent = parentOf(resource, params)
       const link = url
       const page = await listPage(engine, principal, {
@@ -115,7 +116,7 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
         key,
         write,
         (entity) =>
-          entityAnswer(201, fromBase(version, resource, entity), {
+          entityAnswer(201, fromBase(engine.schema, version, resource, entity), {
             Location: `${prefix}/${resource.name}/${entity.id as string}`,
           }),
         revealsSecrets(resource),
@@ -124,7 +125,7 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
     return idempotentResponse(answer)
   }
   table.DELETE = async ({ url, params, principal }) => {
-    const query = bulkDeleteQuery(resource, url)
+    const query = bulkDeleteQuery(engine.schema, resource, url)
     const parent = parentOf(resource, params)
     const write = prepareBulkDelete(principal, resource, query.where, query.search, parent)
     const count = await runWrite(engine, write)
@@ -168,8 +169,8 @@ function entityAnswer(
 function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
   const { engine, version } = deps
   // If-Match compares the tag of this version's representation, the one its GET handed out.
-  const represent = (entity: Record<string, unknown>) => fromBase(version, resource, entity)
-  const presentation = presentationOf(version)
+  const represent = (entity: Record<string, unknown>) => fromBase(engine.schema, version, resource, entity)
+  const presentation = presentationOf(engine.schema, version)
   const id = (params: Record<string, string>, url: URL) => {
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     return params.id!
@@ -179,7 +180,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
       rejectUnknownParams(url.searchParams, SHAPE_ONLY)
       const given = shapeParamsOf(url.searchParams)
       // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
-      const shape = given && resolveShape(principal, resource, presentation, given)
+      const shape = given && resolveShape(engine.schema, principal, resource, presentation, given)
       const columns = shape && columnsFor(presentation, resource, shape)
       const entity = await getRecord(
         engine,
@@ -228,7 +229,7 @@ function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
  */
 function actionTable(resource: Resource, action: Action, deps: RestDeps): MethodTable {
   const { engine, version } = deps
-  const represent = (entity: Record<string, unknown>) => fromBase(version, resource, entity)
+  const represent = (entity: Record<string, unknown>) => fromBase(engine.schema, version, resource, entity)
   return {
     POST: async ({ request, url, params, principal }) => {
       rejectUnknownParams(url.searchParams, NO_PARAMS)
@@ -254,7 +255,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
     // Worked out once per path, not per request.
     const allow = allowedMethods(table).join(', ')
     const takesQuery = table.QUERY !== undefined
-    const parent = resource?.parent ? resourceByName(resource.parent.collection)! : undefined
+    const parent = resource?.parent ? deps.engine.schema.byName(resource.parent.collection)! : undefined
     app.all(
       path,
       async ({ request, params }) => {
@@ -282,7 +283,9 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
             throw notFoundId(parent, p.parentId)
           const route = { request, url: state?.url ?? new URL(request.url), params: p, principal }
           const read = deps.cache && (handler as Partial<ReadRoute>).read
-          let response = read ? cachedRead(deps.cache!, route, read, resource, state) : handler(route)
+          let response = read
+            ? cachedRead(deps.engine.schema, deps.cache!, route, read, resource, state)
+            : handler(route)
           if (response instanceof Promise) response = await response
           // RFC 10008 §3: resources that take QUERY say which query formats in Accept-Query.
           if (takesQuery) response.headers.set('Accept-Query', ACCEPT_QUERY)
@@ -298,10 +301,10 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
   mount(`${prefix}/search`, {
     // With `collection` it lists that collection as its own GET does; with `q` it searches them all.
     GET: async ({ request, url, principal }) => {
-      const search = parseSearchParams(url.searchParams)
+      const search = parseSearchParams(deps.engine.schema, url.searchParams)
       const page = await listPage(deps.engine, principal, {
         ...search,
-        presentation: presentationOf(deps.version),
+        presentation: presentationOf(deps.engine.schema, deps.version),
         link: url,
         echoEmptyFilters: true,
       })
@@ -311,7 +314,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
   })
   mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix, deps.version))
   mount(`${prefix}/queries/:id/results/:token`, storedResultTable(deps.engine, prefix))
-  for (const resource of RESOURCES) {
+  for (const resource of deps.engine.schema.resources) {
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
     mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)
     for (const action of resource.actions)

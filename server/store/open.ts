@@ -1,3 +1,4 @@
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { OutageReport } from './availability.ts'
 import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore } from './sqlite/store.ts'
@@ -30,11 +31,11 @@ interface OpenOptions {
 /**
  * Opens the store a `--db` value names: a `postgres://` URL (PostgreSQL), a SQLite file path
  * (created if missing, in a directory that must exist) or `:memory:`. A SQLite path it cannot use
- * fails with a DatabaseFileError naming it.
+ * fails with a DatabaseFileError naming it. `schema` is the resources it holds.
  */
-export function openStore(location: string, options: OpenOptions = {}): Store {
+export function openStore(location: string, schema: Schema, options: OpenOptions = {}): Store {
   const { durability = 'full', listen, outage } = options
   return isPostgresUrl(location)
-    ? openPostgresStore(location, listen, outage)
-    : openSqliteStore(location, durability, outage)
+    ? openPostgresStore(location, schema, listen, outage)
+    : openSqliteStore(location, schema, durability, outage)
 }

@@ -1,5 +1,6 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type {
   AuthorizationCode,
   ChildPagesRequest,
@@ -321,6 +322,8 @@ export interface ChangeSource {
 
 /** What a transaction sees; nested transactions join the outer one. */
 export interface Tx {
+  /** The resources this store holds (admin commands build their engine on it). */
+  readonly schema: Schema
   readonly records: RecordStore
   readonly events: EventStore
   readonly idempotency: IdempotencyStore

@@ -1,5 +1,6 @@
 import { ApiError, type ErrorDetail, validationError } from '../../shared/errors.ts'
-import { type Resource, resourceByName } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
 import type { Presentation } from '../resources/presentation.ts'
 import type { Json, VersionChange } from './change.ts'
 import { moneyObjects } from './money.ts'
@@ -97,15 +98,21 @@ function errorInVersion(version: ApiVersion, resource: Resource, body: unknown, 
  * A record in the base shape -> the version's shape. An event's `data` is a record of the
  * resource it names, so it changes with that resource.
  */
-export function fromBase(version: ApiVersion, resource: Resource, record: Json): Json {
+export function fromBase(schema: Schema, version: ApiVersion, resource: Resource, record: Json): Json {
   if (version.changes.length === 0) return record
-  let out = record
-  for (const change of version.changes) if (applies(change, resource)) out = change.response(resource, out)
+  let out = reshaped(version, resource, record)
   const data = record.data
   if (resource.name === 'events' && data && typeof data === 'object' && !Array.isArray(data)) {
-    const of = resourceByName(String(record.resource))
-    if (of) out = { ...out, data: fromBase(version, of, data as Json) }
+    const of = schema.byName(String(record.resource))
+    if (of) out = { ...out, data: fromBase(schema, version, of, data as Json) }
   }
+  return out
+}
+
+/** A record's own members in the version's shape (an event's `data` as it was). */
+function reshaped(version: ApiVersion, resource: Resource, record: Json): Json {
+  let out = record
+  for (const change of version.changes) if (applies(change, resource)) out = change.response(resource, out)
   return out
 }
 
@@ -127,7 +134,7 @@ function fieldNames(version: ApiVersion, resource: Resource): readonly string[] 
     for (const name of resource.presented) sample[name] = null
     sample.createdAt = null
     sample.updatedAt = null
-    known = Object.keys(fromBase(version, resource, sample))
+    known = Object.keys(reshaped(version, resource, sample))
     names.set(key, known)
   }
   return known
@@ -149,25 +156,32 @@ function baseFieldsOf(version: ApiVersion, resource: Resource, fields: readonly 
   return [...base]
 }
 
-const presentations = new Map<ApiVersion, Presentation>()
+const presentations = new WeakMap<Schema, Map<ApiVersion, Presentation>>()
 
 /**
  * The version as the engine's way out (server/resources/presentation.ts): the front doors hand it
  * to the engine, which reads records in the base shape and knows no version. The base version's
  * records go out as read, without a copy.
  */
-export function presentationOf(version: ApiVersion): Presentation {
-  let presentation = presentations.get(version)
+export function presentationOf(schema: Schema, version: ApiVersion): Presentation {
+  let ofSchema = presentations.get(schema)
+  if (!ofSchema) {
+    ofSchema = new Map()
+    presentations.set(schema, ofSchema)
+  }
+  let presentation = ofSchema.get(version)
   if (!presentation) {
     presentation = {
       // Not only the resources a change names: an event's `data` is a record of another.
       records: (resource, records) =>
-        version.changes.length === 0 ? records : records.map((record) => fromBase(version, resource, record)),
+        version.changes.length === 0
+          ? records
+          : records.map((record) => fromBase(schema, version, resource, record)),
       fieldNames: (resource) => fieldNames(version, resource),
       columnsOf: (resource, fields) => baseFieldsOf(version, resource, fields),
       prefix: version.prefix,
     }
-    presentations.set(version, presentation)
+    ofSchema.set(version, presentation)
   }
   return presentation
 }

@@ -1,5 +1,6 @@
 import { isId } from '../ids.ts'
-import { type Field, type Resource, resourceByName } from '../resources/index.ts'
+import type { Field, Resource } from '../resources/index.ts'
+import type { Schema } from '../schema/schema.ts'
 
 /** A field a query may name: a declared field or one of the system fields every record has. */
 export interface QueryField {
@@ -59,6 +60,7 @@ export type FilterValue = string | number | boolean
  * the typed value the field holds. Returns an error message instead when it cannot.
  */
 export function coerceFilterValue(
+  schema: Schema,
   field: QueryField,
   raw: unknown,
 ): { value: FilterValue } | { error: string } {
@@ -86,7 +88,7 @@ export function coerceFilterValue(
       if (typeof raw === 'string' && field.values!.includes(raw)) return { value: raw }
       return { error: `must be one of ${field.values!.join(', ')}` }
     case 'reference': {
-      const target = resourceByName(field.references!)!
+      const target = schema.byName(field.references!)!
       if (isId(raw, target.prefix)) return { value: raw }
       return { error: `must be a ${target.singular} id (${target.prefix}_…)` }
     }

@@ -1,4 +1,5 @@
 import type { Resource } from '../resources/index.ts'
+import type { Schema } from '../schema/schema.ts'
 import {
   camelCase,
   coerceFilterValue,
@@ -56,6 +57,7 @@ class FilterParser {
   private comparisons = 0
 
   constructor(
+    private readonly schema: Schema,
     private readonly resource: Resource,
     private readonly tokens: Token[],
   ) {}
@@ -209,7 +211,7 @@ class FilterParser {
     if (op !== 'eq' && op !== 'ne' && field.kind === 'boolean') {
       throw filterError(`${written}: '${shown}' does not apply to true/false fields at ${at}`)
     }
-    const coerced = coerceFilterValue(field, literal.value)
+    const coerced = coerceFilterValue(this.schema, field, literal.value)
     if ('error' in coerced) throw filterError(`${written}: ${coerced.error} at ${at}`)
     return { kind: 'compare', field: field.name, op, value: coerced.value }
   }
@@ -223,7 +225,7 @@ class FilterParser {
       if (values.length === MAX_IN_VALUES)
         throw filterError(`more than ${MAX_IN_VALUES} values in IN at ${at}`)
       if (literal.value === null) throw filterError(`NULL in an IN list at ${at} (use IS NULL)`)
-      const coerced = coerceFilterValue(field, literal.value)
+      const coerced = coerceFilterValue(this.schema, field, literal.value)
       if ('error' in coerced) throw filterError(`${written}: ${coerced.error} at ${at}`)
       if (typeof coerced.value === 'boolean') {
         throw filterError(`${written}: IN does not apply to true/false fields at ${at} (use =)`)
@@ -275,10 +277,10 @@ export function likePatternProblem(pattern: string): string | undefined {
  * resource's filterable fields, with values typed and checked per field. The grammar and limits are
  * in docs/filter-grammar.md. Throws only a BAD_REQUEST ApiError with one detail on `filter`.
  */
-export function parseFilterExpression(resource: Resource, text: string): Condition {
+export function parseFilterExpression(schema: Schema, resource: Resource, text: string): Condition {
   if (typeof text !== 'string') throw filterError('must be a string')
   if (text.length > MAX_FILTER_LENGTH) {
     throw filterError(`longer than ${MAX_FILTER_LENGTH} characters (${text.length})`)
   }
-  return new FilterParser(resource, tokenize(text)).parse()
+  return new FilterParser(schema, resource, tokenize(text)).parse()
 }

@@ -1,5 +1,6 @@
 import { badRequest, type ErrorDetail } from '../errors.ts'
 import type { Resource } from '../resources/index.ts'
+import type { Schema } from '../schema/schema.ts'
 import { coerceFilterValue, type FilterValue, queryField, snakeName } from './fields.ts'
 import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
 import { SHAPE_PARAMS, type ShapeParams, shapeParamsOf } from './shape.ts'
@@ -129,6 +130,7 @@ export interface ParsedList {
  * unsortable fields are 400 with a detail naming the parameter.
  */
 export function parseListParams(
+  schema: Schema,
   resource: Resource,
   params: URLSearchParams,
   extra: Iterable<string> = [],
@@ -152,7 +154,7 @@ export function parseListParams(
       param.op === 'eq' && (field.kind === 'enum' || field.kind === 'reference') && raw.includes(',')
     const values: FilterValue[] = []
     for (const part of many ? raw.split(',') : [raw]) {
-      const coerced = coerceFilterValue(field, part)
+      const coerced = coerceFilterValue(schema, field, part)
       if ('error' in coerced) details.push({ field: name, message: coerced.error })
       else values.push(coerced.value)
     }

@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.ts'
-import { type Resource, resourceByName } from '../resources/index.ts'
+import type { Resource } from '../resources/index.ts'
+import type { Schema } from '../schema/schema.ts'
 import { parseFilterExpression } from './filter-expression.ts'
 import { type Orderable, type ParsedList, parseListParams, parseSearch, parseSort } from './list-params.ts'
 import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.ts'
@@ -31,21 +32,22 @@ interface SearchQuery {
  * docs/filter-grammar.md, ANDed with them and echoed as `filter`.
  */
 export function parseFilteredList(
+  schema: Schema,
   resource: Resource,
   params: URLSearchParams,
   filter: string | null,
 ): ParsedList {
-  const parsed = parseListParams(resource, params)
+  const parsed = parseListParams(schema, resource, params)
   if (filter !== null) {
-    parsed.query.where.push(parseFilterExpression(resource, filter))
+    parsed.query.where.push(parseFilterExpression(schema, resource, filter))
     parsed.filters.filter = filter
   }
   return parsed
 }
 
-function collectionParam(params: URLSearchParams): Resource {
+function collectionParam(schema: Schema, params: URLSearchParams): Resource {
   const name = params.get('collection')!
-  const resource = resourceByName(name)
+  const resource = schema.byName(name)
   if (!resource) {
     throw badRequest(`Unknown collection ${name.slice(0, 64)}.`, [
       { field: 'collection', message: 'is not a collection' },
@@ -60,7 +62,7 @@ function collectionParam(params: URLSearchParams): Resource {
  * GET; without, `q` (or `search`) searches every searchable collection, with `sort` on
  * createdAt/updatedAt and pagination. 400 naming the parameter otherwise.
  */
-export function parseSearchParams(given: URLSearchParams): SearchQuery {
+export function parseSearchParams(schema: Schema, given: URLSearchParams): SearchQuery {
   // Checked before parseListParams sees the rest without them, so its check for repeats misses these.
   for (const name of ['collection', 'filter']) {
     if (given.getAll(name).length > 1) {
@@ -70,11 +72,11 @@ export function parseSearchParams(given: URLSearchParams): SearchQuery {
     }
   }
   if (given.has('collection')) {
-    const resource = collectionParam(given)
+    const resource = collectionParam(schema, given)
     const params = new URLSearchParams(given)
     params.delete('collection')
     params.delete('filter')
-    return { resource, ...parseFilteredList(resource, params, given.get('filter')) }
+    return { resource, ...parseFilteredList(schema, resource, params, given.get('filter')) }
   }
   if (given.has('filter')) {
     throw badRequest('A filter needs a collection.', [

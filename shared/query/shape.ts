@@ -1,5 +1,6 @@
 import { type ApiError, badRequest, insufficientScope } from '../errors.ts'
-import { childrenOf, type Resource, resourceByName } from '../resources/index.ts'
+import type { Resource } from '../resources/index.ts'
+import type { Schema } from '../schema/schema.ts'
 import { camelCase } from './fields.ts'
 import { DEFAULT_LIMIT, MAX_LIMIT } from './types.ts'
 
@@ -58,19 +59,24 @@ export const baseFieldNames: FieldNames = (resource) => [
   'updatedAt',
 ]
 
-const relationCache = new Map<string, Relation[]>()
+const relationCache = new WeakMap<Schema, Map<string, Relation[]>>()
 
-/** The relations a record of `resource` can expand, derived from its declaration. */
-export function relationsOf(resource: Resource): Relation[] {
-  let relations = relationCache.get(resource.name)
+/** The relations a record of `resource` can expand, derived from its declaration in `schema`. */
+export function relationsOf(schema: Schema, resource: Resource): Relation[] {
+  let cache = relationCache.get(schema)
+  if (!cache) {
+    cache = new Map()
+    relationCache.set(schema, cache)
+  }
+  let relations = cache.get(resource.name)
   if (!relations) {
     relations = []
     for (const [name, field] of Object.entries(resource.fields)) {
-      const target = field.references ? resourceByName(field.references) : undefined
+      const target = field.references ? schema.byName(field.references) : undefined
       if (target && /^[a-z][A-Za-z0-9]*Id$/.test(name))
         relations.push({ name: name.slice(0, -2), kind: 'reference', target, field: name })
     }
-    for (const child of childrenOf(resource)) {
+    for (const child of schema.childrenOf(resource)) {
       relations.push({
         name: camelCase(child.name.replace(/-/g, '_')),
         kind: 'children',
@@ -78,7 +84,7 @@ export function relationsOf(resource: Resource): Relation[] {
         field: child.parent!.field,
       })
     }
-    relationCache.set(resource.name, relations)
+    cache.set(resource.name, relations)
   }
   return relations
 }
@@ -107,6 +113,7 @@ const listed = (values: readonly string[]) => values.join(', ') || 'none'
  * two levels.
  */
 export function parseShape(
+  schema: Schema,
   resource: Resource,
   params: ShapeParams,
   namesOf: FieldNames = baseFieldNames,
@@ -129,7 +136,7 @@ export function parseShape(
       let shape = root
       let from = resource
       for (const segment of segments) {
-        const relations = relationsOf(from)
+        const relations = relationsOf(schema, from)
         const relation = relations.find((r) => r.name === segment)
         if (!relation) {
           throw fail(
@@ -156,7 +163,7 @@ export function parseShape(
       for (const segment of segments.slice(0, -1)) {
         const expansion = shape.expand.find((e) => e.relation.name === segment)
         if (!expansion) {
-          const isRelation = relationsOf(from).some((r) => r.name === segment)
+          const isRelation = relationsOf(schema, from).some((r) => r.name === segment)
           throw fail(
             'fields',
             isRelation

@@ -1,3 +1,4 @@
+import { createSchema, type Schema } from '../schema/schema.ts'
 import { addresses } from './addresses.ts'
 import { comments } from './comments.ts'
 import type { Action, Resource } from './define.ts'
@@ -12,47 +13,27 @@ import { deliveries, webhookEndpoints } from './webhook-endpoints.ts'
 export type { Action, Resource } from './define.ts'
 export type { Field } from './fields.ts'
 
-/** Every resource the API serves, in dependency order (parents and referenced ones first). */
-export const RESOURCES: readonly Resource[] = [
-  users,
-  addresses,
-  products,
-  orders,
-  lineItems,
-  posts,
-  comments,
-  events,
-  webhookEndpoints,
-  deliveries,
-]
-
-const byName = new Map(RESOURCES.map((r) => [r.name, r]))
-
-export function resourceByName(name: string): Resource | undefined {
-  return byName.get(name)
+/**
+ * The built-in example (a shop), served when no schema file is given; built anew on each call,
+ * so an entry point builds it once and hands it down.
+ */
+export function exampleSchema(): Schema {
+  // In dependency order: parents and referenced ones first.
+  return createSchema([
+    users,
+    addresses,
+    products,
+    orders,
+    lineItems,
+    posts,
+    comments,
+    events,
+    webhookEndpoints,
+    deliveries,
+  ])
 }
-
-/** The nested collections of a resource (`orders` -> `line-items`). */
-export function childrenOf(resource: Resource): Resource[] {
-  return RESOURCES.filter((r) => r.parent?.collection === resource.name)
-}
-
-// An action and a nested collection would share one path: /orders/{id}/line-items.
-for (const resource of RESOURCES)
-  for (const action of resource.actions)
-    if (childrenOf(resource).some((child) => child.name === action.name))
-      throw new Error(`${resource.name}: the action ${action.name} has the name of a nested collection`)
 
 /** The action of a resource with this name. */
 export function actionOf(resource: Resource, name: string): Action | undefined {
   return resource.actions.find((action) => action.name === name)
 }
-
-/** Every scope the service knows, in a stable order. */
-export const ALL_SCOPES: readonly string[] = [
-  ...new Set(
-    RESOURCES.flatMap((r) =>
-      r.writable ? [r.scopes.read, r.scopes.write, r.scopes.delete] : [r.scopes.read],
-    ),
-  ),
-]

@@ -9,9 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { onPostgres, postgresTestSql, sqliteTestSql, type TestSql } from '../support/backend.ts'
 import { adminDatabase, runAdmin, runOk } from './run.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let dir: string
 let db: string
@@ -185,7 +188,7 @@ describe('api-server client list and client update', () => {
         public: false,
         grantTypes: ['client_credentials'],
         redirectUris: [],
-        scopes: ALL_SCOPES,
+        scopes: SCHEMA.scopes,
         createdAt: expect.any(String),
         revokedAt: null,
       },

@@ -7,6 +7,7 @@ import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { MIGRATIONS } from '../../server/store/sqlite/migrations.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import { newId } from '../../shared/ids.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 
 describe('migration 4 (idempotency keys per user, optional comment authors)', () => {
   it('keeps every comment, its full-text index and its author when it upgrades a version-3 database', () => {
@@ -31,7 +32,7 @@ describe('migration 4 (idempotency keys per user, optional comment authors)', ()
       [comment, org, post, user, now, now],
     )
 
-    expect(migrateDatabase(db)).toBe(MIGRATIONS.length)
+    expect(migrateDatabase(db, exampleSchema())).toBe(MIGRATIONS.length)
 
     const found = db
       .query(
@@ -66,9 +67,9 @@ describe('migration 6 (who made an event, in which request)', () => {
       [event, org, now, now],
     )
 
-    expect(migrateDatabase(db)).toBe(MIGRATIONS.length)
+    expect(migrateDatabase(db, exampleSchema())).toBe(MIGRATIONS.length)
 
-    const store = sqliteStore(db)
+    const store = sqliteStore(db, exampleSchema())
     const [kept] = await store.events.after(org, { after: 0, until: await store.events.last() }, {}, 10)
     expect(kept!.entity).toEqual({
       id: event,
@@ -104,14 +105,14 @@ describe('migration 8 (organization names unique whatever their case, revoked cl
         at!,
       ])
 
-    expect(migrateDatabase(db)).toBe(MIGRATIONS.length)
+    expect(migrateDatabase(db, exampleSchema())).toBe(MIGRATIONS.length)
 
     expect(db.query('SELECT id, name, name_key FROM orgs ORDER BY created_at').all()).toEqual([
       { id: older, name: 'Acme', name_key: 'acme' },
       { id: newer, name: 'ACME', name_key: null },
       { id: other, name: 'Globex', name_key: 'globex' },
     ])
-    const store = sqliteStore(db)
+    const store = sqliteStore(db, exampleSchema())
     // Each is still found by its own name; the name in another case finds the older.
     expect((await store.orgs.find('ACME'))?.id).toBe(newer)
     expect((await store.orgs.find('acme'))?.id).toBe(older)

@@ -4,6 +4,7 @@ import { type App, createApp } from '../../server/app.ts'
 import { rotateKey } from '../../server/auth/keys.ts'
 import { type Database, migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 
 // The app is driven through app.fetch with an injected clock, so that the key ring's one-minute
 // cache and the hour a retired key stays published can be crossed without waiting.
@@ -15,9 +16,9 @@ let credentials: string
 
 beforeAll(async () => {
   db = openDatabase(':memory:')
-  migrateDatabase(db)
-  const store = sqliteStore(db)
-  app = await createApp({ store, baseUrl: BASE, clock: () => now, log: () => {} })
+  migrateDatabase(db, exampleSchema())
+  const store = sqliteStore(db, exampleSchema())
+  app = await createApp({ schema: store.schema, store, baseUrl: BASE, clock: () => now, log: () => {} })
   const { client, secret } = await store.clients.create({
     name: 'svc',
     orgId: (await store.orgs.create('Rot')).id,
@@ -57,7 +58,7 @@ describe('api-server keys rotate', () => {
   beforeAll(async () => {
     oldToken = await issue()
     oldKid = decodeProtectedHeader(oldToken).kid!
-    newKid = await rotateKey(sqliteStore(db))
+    newKid = await rotateKey(sqliteStore(db, exampleSchema()))
     // The server re-reads its keys at most once a minute (or on an unknown kid).
     now += 61_000
   })

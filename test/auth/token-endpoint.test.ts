@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
 import { CLI_CLIENT_ID, type NewClient } from '../../server/store/types.ts'
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { basic, expectOAuthError } from './oauth-assertions.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let orgId: string
@@ -47,7 +50,7 @@ describe('POST /oauth/token with grant_type=client_credentials', () => {
     expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type'])
     expect(body.token_type).toBe('Bearer')
     expect(body.expires_in).toBe(3600)
-    expect((body.scope as string).split(' ').sort()).toEqual([...ALL_SCOPES].sort())
+    expect((body.scope as string).split(' ').sort()).toEqual([...SCHEMA.scopes].sort())
     const use = await server.fetch('/api/v1/orders', {
       headers: { Authorization: `Bearer ${body.access_token as string}` },
     })

@@ -6,8 +6,11 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { BUN, CLI, removeTempDirs, spawnCli, tempDir } from './harness.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 const env = { XDG_CONFIG_HOME: tempDir() }
 afterAll(removeTempDirs)
@@ -114,7 +117,7 @@ async function complete(shell: Shell, lines: string[]): Promise<string[][]> {
   return answers.map((answer) => answer.split('\n').filter(Boolean).sort())
 }
 
-const COLLECTIONS = RESOURCES.map((r) => r.name).sort()
+const COLLECTIONS = SCHEMA.resources.map((r) => r.name).sort()
 
 /** A command line and, sorted, what TAB offers after it in every shell. */
 const CASES: [string, string[]][] = [

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { listHelp } from '../../cli/commands/list.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { created, type Env, loggedInEnv, type Order, seedOrders, seedUser } from './fixtures.ts'
 import { removeTempDirs, runCli, spawnCliOnTerminal, terminalAvailable } from './harness.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let tenant: Tenant
@@ -137,8 +140,8 @@ describe('api delete COLLECTION (every matching record)', () => {
 })
 
 describe('api delete COLLECTION takes the filters of api list COLLECTION --help', () => {
-  for (const resource of RESOURCES.filter((r) => r.writable)) {
-    const section = listHelp(resource.name)
+  for (const resource of SCHEMA.resources.filter((r) => r.writable)) {
+    const section = listHelp(SCHEMA, resource.name)
       .split('\n\n')
       .find((part) => part.startsWith('Filters:'))!
     const flags = [...section.matchAll(/^ {2}--([a-z0-9-]+) /gm)].map((m) => m[1]!)

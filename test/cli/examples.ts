@@ -8,10 +8,13 @@ import { join } from 'node:path'
 import type { StoredLogin } from '../../cli/config.ts'
 import { DEMO_USERS, seed } from '../../server/admin/seed.ts'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { codeFlow, discover } from '../oauth/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { BUN, CLI, secret, tempDir } from './harness.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 /** One example as printed: one line, or lines that share a shell variable (`etag=$(...)`). */
 export interface Example {
@@ -119,7 +122,7 @@ export async function stage(): Promise<Stage> {
   })
   const adminId = ((await me.json()) as { data: { id: string }[] }).data[0]!.id
   const filled = new Set<string>()
-  for (const resource of RESOURCES) {
+  for (const resource of SCHEMA.resources) {
     const page = await fetch(`${server.url}/api/v2/${resource.name}?limit=1`, {
       headers: { Authorization: `Bearer ${tokens.access_token}` },
     })

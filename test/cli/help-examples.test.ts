@@ -4,10 +4,13 @@
  * list or query of a collection the demo data fills prints records.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { type Block, type Expectations, examplesOf, helpExamples, type Stage, stage } from './examples.ts'
 import { runBlock } from './examples-run.ts'
 import { removeTempDirs, runCli } from './harness.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 const EXPECTATIONS: Expectations = {
   skipped: {
@@ -33,7 +36,7 @@ async function helpBlocks(): Promise<Block[]> {
     .map((line) => line.trim().split(' ')[0]!)
   const pages = [
     ...commands.map((command) => [command]),
-    ...RESOURCES.map((resource) => ['list', resource.name]),
+    ...SCHEMA.resources.map((resource) => ['list', resource.name]),
     ['list', 'posts/pst_…/comments'],
   ]
   const blocks: Block[] = []

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { filterFlags } from '../../cli/resources.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { type Env, idsOf, loggedInEnv, type Order, seedOrders, seedUser } from './fixtures.ts'
 import { removeTempDirs, runCli } from './harness.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let env: Env
@@ -229,7 +232,7 @@ describe('api list', () => {
 })
 
 describe('api list COLLECTION --help', () => {
-  for (const resource of RESOURCES) {
+  for (const resource of SCHEMA.resources) {
     it(`lists every filter and sort field of ${resource.name}`, async () => {
       const run = await runCli(['list', resource.name, '--help'], { env })
       expect(run.code).toBe(0)

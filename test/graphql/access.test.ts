@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, spyOn } from 'bun:test'
 import { pluralField } from '../../server/graphql/names.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import {
   createLineItem,
   createOrder,
@@ -11,6 +11,9 @@ import {
 } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { data, expectGraphQLError, graphql, scopedToken } from './support.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -35,7 +38,7 @@ describe('organization scoping (the same as REST)', () => {
   it.each(Object.keys({ users: 1, orders: 1, 'line-items': 1, posts: 1, products: 1 }))(
     "answers FORBIDDEN for another organization's %s by id",
     async (name) => {
-      const resource = RESOURCES.find((r) => r.name === name)!
+      const resource = SCHEMA.resources.find((r) => r.name === name)!
       const sent = await graphql(server, acme, `query($id: ID!) { ${resource.singular}(id: $id) { id } }`, {
         id: foreign[name]!.id,
       })
@@ -44,7 +47,7 @@ describe('organization scoping (the same as REST)', () => {
     },
   )
 
-  it.each(RESOURCES.map((r) => [pluralField(r), r.name]))(
+  it.each(SCHEMA.resources.map((r) => [pluralField(r), r.name]))(
     "never lists another organization's records in %s",
     async (field, name) => {
       const got = await data(server, acme, `{ ${field}(first: 100) { nodes { id } } }`)

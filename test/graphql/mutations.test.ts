@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { typeName } from '../../server/graphql/names.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import {
   addressBody,
   createOrder,
@@ -16,6 +16,9 @@ import {
 } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { data, expectGraphQLError, graphql } from './support.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -70,7 +73,7 @@ const CASES: Record<string, Case> = {
   },
 }
 
-const writable = RESOURCES.filter((r) => r.writable)
+const writable = SCHEMA.resources.filter((r) => r.writable)
 
 describe('mutations for every writable resource', () => {
   it('covers every writable declaration', () => {

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { typeName } from '../../server/graphql/names.ts'
 import { createTypeKit } from '../../server/graphql/types.ts'
 import { newId } from '../../shared/ids.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import {
   createAddress,
   createComment,
@@ -28,6 +28,9 @@ import {
   scopedToken,
   statementsOf,
 } from './support.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -82,7 +85,9 @@ describe('interface Node and union SearchResult (introspection)', () => {
     )
     expect(got.node.kind).toBe('INTERFACE')
     expect(got.node.fields).toEqual([{ name: 'id' }])
-    expect(got.node.possibleTypes.map((t: Loose) => t.name).sort()).toEqual(RESOURCES.map(typeName).sort())
+    expect(got.node.possibleTypes.map((t: Loose) => t.name).sort()).toEqual(
+      SCHEMA.resources.map(typeName).sort(),
+    )
     expect(got.search.kind).toBe('UNION')
     expect(got.search.possibleTypes.map((t: Loose) => t.name).sort()).toEqual(
       ['Address', 'Comment', 'Post', 'Product', 'User'].sort(),
@@ -99,7 +104,7 @@ describe('interface Node and union SearchResult (introspection)', () => {
 })
 
 describe('node(id:)', () => {
-  it.each(RESOURCES.map((r) => [r.name, typeName(r)]))(
+  it.each(SCHEMA.resources.map((r) => [r.name, typeName(r)]))(
     'fetches a record of %s as a %s',
     async (name, type) => {
       const record = mine[name]!
@@ -323,15 +328,19 @@ const byText = (a: unknown, b: unknown) =>
   (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0
 
 describe('ids as node reads them (properties)', () => {
-  const kit = createTypeKit(RESOURCES)
-  const prefixes = new Set(RESOURCES.map((r) => r.prefix))
+  const kit = createTypeKit(SCHEMA.resources)
+  const prefixes = new Set(SCHEMA.resources.map((r) => r.prefix))
 
   it('names the collection of every id a collection makes, and none for another prefix', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...RESOURCES), fc.stringMatching(/^[a-z_]{0,10}$/), (resource, other) => {
-        expect(kit.resourceOf(newId(resource.prefix))).toBe(resource)
-        if (!prefixes.has(other)) expect(kit.resourceOf(newId(other))).toBeUndefined()
-      }),
+      fc.property(
+        fc.constantFrom(...SCHEMA.resources),
+        fc.stringMatching(/^[a-z_]{0,10}$/),
+        (resource, other) => {
+          expect(kit.resourceOf(newId(resource.prefix))).toBe(resource)
+          if (!prefixes.has(other)) expect(kit.resourceOf(newId(other))).toBeUndefined()
+        },
+      ),
       { numRuns: 500 },
     )
   })

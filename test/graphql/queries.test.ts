@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { pluralField } from '../../server/graphql/names.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import {
   createAddress,
   createComment,
@@ -17,6 +17,9 @@ import {
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts'
 import { data, expectGraphQLError, graphql, type Loose } from './support.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -66,7 +69,7 @@ afterAll(async () => {
 
 /** Every field of a resource, in the order REST serializes them; an object with its keys (`actor { type id }`). */
 const selection = (name: string) => {
-  const resource = RESOURCES.find((r) => r.name === name)!
+  const resource = SCHEMA.resources.find((r) => r.name === name)!
   const fields = resource.presented.map((f) =>
     resource.objects[f] ? `${f} { ${Object.keys(resource.objects[f]).join(' ')} }` : f,
   )
@@ -74,7 +77,7 @@ const selection = (name: string) => {
 }
 
 describe('singular and plural query fields', () => {
-  it.each(RESOURCES.map((r) => [r.name, r.singular, pluralField(r)]))(
+  it.each(SCHEMA.resources.map((r) => [r.name, r.singular, pluralField(r)]))(
     '%s: %s(id) and %s answer the REST representation',
     async (name, singular, plural) => {
       const record = sample[name]!
@@ -193,7 +196,7 @@ describe('connections', () => {
 
 describe('relations', () => {
   // Every reference field of every declaration gives an object field named without `Id`.
-  const references = RESOURCES.flatMap((r) =>
+  const references = SCHEMA.resources.flatMap((r) =>
     Object.entries(r.fields)
       .filter(([, f]) => f.references)
       .map(([field]) => [r.name, r.singular, field, field.slice(0, -2)] as const),
@@ -206,10 +209,12 @@ describe('relations', () => {
     expect(got[singular][relation]).toEqual({ id: record[field] })
   })
 
-  const nested = RESOURCES.filter((r) => r.parent).map((r) => {
-    const parent = RESOURCES.find((p) => p.name === r.parent!.collection)!
-    return [parent.singular, pluralField(r), r.name, parent.name] as const
-  })
+  const nested = SCHEMA.resources
+    .filter((r) => r.parent)
+    .map((r) => {
+      const parent = SCHEMA.resources.find((p) => p.name === r.parent!.collection)!
+      return [parent.singular, pluralField(r), r.name, parent.name] as const
+    })
   it.each(nested)('%s.%s lists the nested %s of that record only', async (singular, field, child, parent) => {
     const got = await data(
       server,

@@ -7,15 +7,18 @@ import { buildSchema, printServiceSchema, serviceSchema } from '../../server/gra
 import { filterParams } from '../../shared/query/list-params.ts'
 import { defineResource } from '../../shared/resources/define.ts'
 import { enumeration, integer, reference } from '../../shared/resources/fields.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 
-const schema = serviceSchema()
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
+
+const schema = serviceSchema(SCHEMA)
 const query = schema.getQueryType()!.getFields()
 const mutation = schema.getMutationType()!.getFields()
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 
 describe('the schema is generated from the resource declarations', () => {
-  it.each(RESOURCES.map((r) => [r.name, r] as const))(
+  it.each(SCHEMA.resources.map((r) => [r.name, r] as const))(
     '%s: type, singular and plural fields, filters as arguments',
     (_, r) => {
       const type = schema.getType(typeName(r)) as GraphQLObjectType
@@ -32,7 +35,7 @@ describe('the schema is generated from the resource declarations', () => {
     },
   )
 
-  it.each(RESOURCES.map((r) => [r.name, r] as const))(
+  it.each(SCHEMA.resources.map((r) => [r.name, r] as const))(
     '%s: create, update, replace and delete only when writable',
     (_, r) => {
       const name = typeName(r)
@@ -104,7 +107,7 @@ describe('a new declaration appears in GraphQL with no GraphQL code', () => {
       total: integer({ max: 1000, filter: 'range', sort: true }),
     },
   })
-  const extended = buildSchema([...RESOURCES, invoices])
+  const extended = buildSchema([...SCHEMA.resources, invoices])
 
   it('as a type, queries, mutations, a relation and a nested connection', () => {
     const q = extended.getQueryType()!.getFields()
@@ -154,6 +157,6 @@ describe('docs/graphql.md', () => {
     const doc = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8')
     expect(doc).toContain(SCHEMA_START)
     expect(doc).toContain(SCHEMA_END)
-    expect(doc).toBe(withSchema(doc, printServiceSchema()))
+    expect(doc).toBe(withSchema(doc, printServiceSchema(SCHEMA)))
   })
 })

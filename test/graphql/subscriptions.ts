@@ -104,6 +104,7 @@ export async function writeFromOutside(server: TestServer, tenant: Tenant): Prom
   serial += 1
   const engine = {
     store: server.store,
+    schema: server.store.schema,
     clock: Date.now,
     cursors: new CursorCodec(await server.store.settings.instanceSecret('cursor_key')),
   }

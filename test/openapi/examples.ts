@@ -1,5 +1,9 @@
 import { type ApiVersion, changedFields, fromBase } from '../../server/versions/versions.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let serial = 0
 
@@ -41,7 +45,7 @@ export function exampleBody(
   const body: Record<string, unknown> = {}
   for (const name of resource.writableFields)
     if (!resource.fields[name]!.privileged) body[name] = exampleValue(resource, name, refs)
-  return fromBase(version, resource, body)
+  return fromBase(SCHEMA, version, resource, body)
 }
 
 /** One field a PATCH may change, with a new value: text first, then numbers, then an enum's other value. */

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 type Operation = { summary?: string; parameters?: { name: string; schema: unknown }[] }
 type Doc = { openapi: string; paths: Record<string, Record<string, Operation>> }
@@ -58,7 +61,7 @@ describe.each([
   it(`is OpenAPI ${openapi}, with QUERY as an operation in ${queryField} on every collection and /search`, () => {
     const doc = docs[v]!
     expect(doc.openapi).toBe(openapi)
-    const collections = RESOURCES.map((r) => `/api/${v}/${r.name}`)
+    const collections = SCHEMA.resources.map((r) => `/api/${v}/${r.name}`)
     for (const path of [...collections, `/api/${v}/search`, `/api/${v}/users/{parentId}/addresses`]) {
       const query = doc.paths[path]![queryField] as Operation & { requestBody: { content: object } }
       expect(query.summary).toStartWith(path.endsWith('search') ? 'Search' : 'Query')

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let doc: {
@@ -29,7 +32,7 @@ describe('GET /api/v1/openapi.json', () => {
   })
 
   it('describes every collection, record and nested path the server routes', () => {
-    const expected = RESOURCES.flatMap((r) => {
+    const expected = SCHEMA.resources.flatMap((r) => {
       const own = [`/api/v1/${r.name}`, `/api/v1/${r.name}/{id}`]
       if (!r.parent) return own
       const nested = `/api/v1/${r.parent.collection}/{parentId}/${r.name}`
@@ -65,7 +68,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.components.schemas.Error?.required).toEqual(['error'])
   })
 
-  it.each(RESOURCES.filter((r) => r.writable).map((r) => [r.name, r] as const))(
+  it.each(SCHEMA.resources.filter((r) => r.writable).map((r) => [r.name, r] as const))(
     'describes the create body of %s with its required fields and no read-only ones',
     (_, resource) => {
       const name = resource.singular.charAt(0).toUpperCase() + resource.singular.slice(1)

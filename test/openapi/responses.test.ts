@@ -3,10 +3,13 @@ import { VERSIONS } from '../../server/versions/versions.ts'
 import { snakeName } from '../../shared/query/fields.ts'
 import { filterParams } from '../../shared/query/list-params.ts'
 import { relationsOf } from '../../shared/query/shape.ts'
-import { RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { exampleSchema, type Resource } from '../../shared/resources/index.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { exampleBody, examplePatch } from './examples.ts'
 import { ResponseValidator } from './response-validator.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 /**
  * Drives a few hundred varied requests through a real server, per API version, and validates
@@ -138,8 +141,8 @@ async function reads(d: Driver, prefix: string, resource: Resource, collection: 
 
 /** Every relation of a resource, and each second level: `user,lineItems,lineItems.product`. */
 const everyExpansion = (resource: Resource) =>
-  relationsOf(resource)
-    .flatMap((r) => [r.name, ...relationsOf(r.target).map((sub) => `${r.name}.${sub.name}`)])
+  relationsOf(SCHEMA, resource)
+    .flatMap((r) => [r.name, ...relationsOf(SCHEMA, r.target).map((sub) => `${r.name}.${sub.name}`)])
     .join(',')
 
 /** `fields` and `expand` on a collection (and in a QUERY form body), and their 400s and 403. */
@@ -150,7 +153,7 @@ async function shaped(d: Driver, resource: Resource, collection: string) {
   const expand = everyExpansion(resource)
   if (expand) {
     await d.send('GET', `${collection}?expand=${expand}&expand_limit=1`, 200)
-    const first = relationsOf(resource)[0]!.name
+    const first = relationsOf(SCHEMA, resource)[0]!.name
     await d.send('GET', `${collection}?expand=${first}&fields=${field},${first}.id`, 200)
     await d.send('QUERY', collection, 200, { type: FORM, body: `expand=${expand}&fields=id&limit=2` })
     await d.send('GET', `${collection}?expand=${first}.nope`, 400)
@@ -270,7 +273,7 @@ async function webhooksSettled() {
 /** Every request of one collection: reads, QUERY, creates (with replays), changes, deletes, and their errors. */
 async function exercise(d: Driver, prefix: string, resource: Resource, refs: Record<string, string>) {
   const version = VERSIONS.find((v) => v.prefix === prefix)!
-  const parent = resource.parent ? resourceByName(resource.parent.collection)! : undefined
+  const parent = resource.parent ? SCHEMA.byName(resource.parent.collection)! : undefined
   const collection = `${prefix}/${resource.name}`
   const nested = parent ? `${prefix}/${parent.name}/${refs[parent.name]}/${resource.name}` : undefined
   const createAt = nested ?? collection
@@ -404,7 +407,7 @@ describe.each(VERSIONS.map((v) => [v.name, v] as const))('responses of /api/%s',
     d = new Driver(new ResponseValidator(doc as Record<string, unknown>))
     // Two records of each collection (so that every page style has a next page), created in
     // dependency order; the first is the one others refer to and nest under.
-    for (const resource of RESOURCES.filter((r) => r.writable)) {
+    for (const resource of SCHEMA.resources.filter((r) => r.writable)) {
       const parent = resource.parent
       const path = parent
         ? `${version.prefix}/${parent.collection}/${refs[parent.collection]}/${resource.name}`
@@ -416,7 +419,7 @@ describe.each(VERSIONS.map((v) => [v.name, v] as const))('responses of /api/%s',
     }
   })
 
-  it.each(RESOURCES.map((r) => [r.name, r] as const))(
+  it.each(SCHEMA.resources.map((r) => [r.name, r] as const))(
     '%s: pagination styles, filters, QUERY, writes and their errors answer as documented',
     async (_, resource) => {
       const before = d.problems.length

@@ -3,6 +3,7 @@ import { createApp } from '../../server/app.ts'
 import { createLogger } from '../../server/ops/logger.ts'
 import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { createPost, type ErrorBody } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 
@@ -148,8 +149,12 @@ describe('/healthz and /readyz', () => {
 
   it('/readyz is 503 when the database does not answer, /healthz still 200', async () => {
     const db = openDatabase(':memory:')
-    migrateDatabase(db)
-    const app = await createApp({ store: sqliteStore(db), baseUrl: 'http://127.0.0.1' })
+    migrateDatabase(db, exampleSchema())
+    const app = await createApp({
+      schema: exampleSchema(),
+      store: sqliteStore(db, exampleSchema()),
+      baseUrl: 'http://127.0.0.1',
+    })
     db.close()
     const ready = await app.fetch(new Request('http://127.0.0.1/readyz'))
     expect(ready.status).toBe(503)
@@ -159,8 +164,12 @@ describe('/healthz and /readyz', () => {
 
   it('/readyz is 503 once the server is shutting down', async () => {
     const db = openDatabase(':memory:')
-    migrateDatabase(db)
-    const app = await createApp({ store: sqliteStore(db), baseUrl: 'http://127.0.0.1' })
+    migrateDatabase(db, exampleSchema())
+    const app = await createApp({
+      schema: exampleSchema(),
+      store: sqliteStore(db, exampleSchema()),
+      baseUrl: 'http://127.0.0.1',
+    })
     app.drain()
     expect((await app.fetch(new Request('http://127.0.0.1/readyz'))).status).toBe(503)
     db.close()

@@ -7,6 +7,7 @@ import { DATABASE_UNAVAILABLE } from '../../server/store/availability.ts'
 import { EVENT_ORDER_LOCK } from '../../server/store/postgres/event-log.ts'
 import { openPostgresStore } from '../../server/store/postgres/store.ts'
 import type { Store } from '../../server/store/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
 import { clientToken } from '../support/tokens.ts'
 
@@ -101,7 +102,7 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
       housekeeping: { firstAfterMs: 100, everyMs: 200 },
       webhooks: { pollMs: 100 },
     })
-    store = openPostgresStore(db)
+    store = openPostgresStore(db, exampleSchema())
     const org = await store.orgs.create('Acme')
     orgId = org.id
     const { client, secret } = await store.clients.create({ name: 'svc', orgId, public: false })
@@ -223,7 +224,7 @@ describeWithPostgres("a store's LISTEN connection after PostgreSQL restarts", ()
 
   beforeAll(async () => {
     postgres = await startTestPostgres({ own: true })
-    store = openPostgresStore(await postgres.database('listen_again'))
+    store = openPostgresStore(await postgres.database('listen_again'), exampleSchema())
     await store.migrate()
   }, 60_000)
   afterAll(async () => {

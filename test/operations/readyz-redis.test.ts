@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type App, createApp } from '../../server/app.ts'
 import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts'
 
 /**
@@ -27,12 +28,13 @@ describeWithRedis('/readyz with --redis', () => {
     redis = await startTestRedis({ own: true })
     port = Number(new URL(redis.url).port)
     const db = openDatabase(':memory:')
-    migrateDatabase(db)
-    const store = sqliteStore(db)
+    migrateDatabase(db, exampleSchema())
+    const store = sqliteStore(db, exampleSchema())
     const org = await store.orgs.create('Acme')
     const { client, secret } = await store.clients.create({ name: 'svc', orgId: org.id, public: false })
     basic = btoa(`${client.id}:${secret}`)
     app = await createApp({
+      schema: exampleSchema(),
       store,
       baseUrl: 'http://127.0.0.1',
       redis: redis.url,

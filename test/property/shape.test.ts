@@ -10,12 +10,15 @@ import {
   type Shape,
   type ShapeParams,
 } from '../../shared/query/shape.ts'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 const allNames = [
   ...new Set([
-    ...RESOURCES.flatMap(baseFieldNames),
-    ...RESOURCES.flatMap((r) => relationsOf(r).map((x) => x.name)),
+    ...SCHEMA.resources.flatMap(baseFieldNames),
+    ...SCHEMA.resources.flatMap((r) => relationsOf(SCHEMA, r).map((x) => x.name)),
   ]),
 ]
 const TRICKY = [
@@ -52,10 +55,10 @@ const params: fc.Arbitrary<ShapeParams> = fc.record({
     fc.string({ maxLength: 4 }),
   ),
 })
-const resource = fc.constantFrom(...RESOURCES)
+const resource = fc.constantFrom(...SCHEMA.resources)
 
 /** Every field a shape shows is a field of the records it shapes, `id` first; every expansion a relation. */
-function checkShape(shape: Shape, of: (typeof RESOURCES)[number], depth: number): void {
+function checkShape(shape: Shape, of: (typeof SCHEMA.resources)[number], depth: number): void {
   expect(depth).toBeLessThanOrEqual(2)
   expect(shape.limit).toBeGreaterThanOrEqual(1)
   expect(shape.limit).toBeLessThanOrEqual(100)
@@ -65,7 +68,7 @@ function checkShape(shape: Shape, of: (typeof RESOURCES)[number], depth: number)
     for (const field of shape.fields) expect(baseFieldNames(of)).toContain(field)
   }
   for (const { relation, shape: inner } of shape.expand) {
-    expect(relationsOf(of)).toContain(relation)
+    expect(relationsOf(SCHEMA, of)).toContain(relation)
     checkShape(inner, relation.target, depth + 1)
   }
 }
@@ -75,7 +78,7 @@ describe('parseShape (fields, expand, expand_limit)', () => {
     fc.assert(
       fc.property(resource, params, (of, given) => {
         try {
-          checkShape(parseShape(of, given), of, 0)
+          checkShape(parseShape(SCHEMA, of, given), of, 0)
         } catch (error) {
           if (!(error instanceof ApiError)) throw error
           expect(error.code).toBe('BAD_REQUEST')
@@ -87,10 +90,10 @@ describe('parseShape (fields, expand, expand_limit)', () => {
   })
 
   it('accepts every relation of every resource, and each pair of levels', () => {
-    for (const of of RESOURCES) {
-      for (const relation of relationsOf(of)) {
-        const nested = relationsOf(relation.target).map((r) => `${relation.name}.${r.name}`)
-        const shape = parseShape(of, {
+    for (const of of SCHEMA.resources) {
+      for (const relation of relationsOf(SCHEMA, of)) {
+        const nested = relationsOf(SCHEMA, relation.target).map((r) => `${relation.name}.${r.name}`)
+        const shape = parseShape(SCHEMA, of, {
           fields: null,
           expand: [relation.name, ...nested].join(','),
           expandLimit: '7',
@@ -108,7 +111,11 @@ describe('parseShape (fields, expand, expand_limit)', () => {
         const chosen = names.filter(() => picks.next().value)
         if (chosen.length === 0) return
         const written = chosen.map((n) => (snake ? n.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : n))
-        const shape = parseShape(of, { fields: written.reverse().join(','), expand: null, expandLimit: null })
+        const shape = parseShape(SCHEMA, of, {
+          fields: written.reverse().join(','),
+          expand: null,
+          expandLimit: null,
+        })
         expect(new Set(shape.fields)).toEqual(new Set(['id', ...chosen]))
       }),
     )
@@ -118,7 +125,7 @@ describe('parseShape (fields, expand, expand_limit)', () => {
     fc.assert(
       fc.property(params, (given) => {
         try {
-          const fields = parseAcrossFields(given, RESOURCES)
+          const fields = parseAcrossFields(given, SCHEMA.resources)
           expect(given.expand).toBeNull()
           if (fields) for (const f of fields) expect(allNames).toContain(f)
         } catch (error) {

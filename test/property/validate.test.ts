@@ -3,9 +3,11 @@ import fc from 'fast-check'
 import { checkValue, validateBody, type WriteMode } from '../../server/resources/validate.ts'
 import { ApiError } from '../../shared/errors.ts'
 import { newId } from '../../shared/ids.ts'
-import { type Field, RESOURCES, type Resource, resourceByName } from '../../shared/resources/index.ts'
+import { exampleSchema, type Field, type Resource } from '../../shared/resources/index.ts'
 
-const writable = RESOURCES.filter((r) => r.writable)
+const SCHEMA = exampleSchema()
+
+const writable = SCHEMA.resources.filter((r) => r.writable)
 const MODES: WriteMode[] = ['create', 'replace', 'patch']
 
 /** Values close to what a field accepts, so that both sides of every check are exercised. */
@@ -25,7 +27,7 @@ function nearValue(field: Field): fc.Arbitrary<unknown> {
     case 'enum':
       return fc.oneof(fc.constantFrom(...field.values!), fc.string())
     case 'reference': {
-      const prefix = resourceByName(field.references!)!.prefix
+      const prefix = SCHEMA.byName(field.references!)!.prefix
       return fc.oneof(
         fc.constant(null).map(() => newId(prefix)),
         fc.constant(newId('xyz')),
@@ -58,7 +60,7 @@ const strangeKey = fc.oneof(
   fc.string({ maxLength: 12 }),
 )
 
-const validValue = (field: Field) => nearValue(field).filter((v) => checkValue(field, v) === null)
+const validValue = (field: Field) => nearValue(field).filter((v) => checkValue(SCHEMA, field, v) === null)
 
 function bodyFor(resource: Resource): fc.Arbitrary<unknown> {
   const entries = Object.entries(resource.fields).filter(([, f]) => !f.readOnly)
@@ -85,7 +87,7 @@ function acceptable(resource: Resource, body: unknown, mode: WriteMode): boolean
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
   const entries = Object.entries(body)
   const fieldOk = ([name, value]: [string, unknown]) =>
-    resource.writableFields.includes(name) && checkValue(resource.fields[name]!, value) === null
+    resource.writableFields.includes(name) && checkValue(SCHEMA, resource.fields[name]!, value) === null
   const required = Object.entries(resource.fields).filter(([, f]) => f.required && !f.readOnly)
   return entries.every(fieldOk) && (mode === 'patch' || required.every(([name]) => name in body))
 }
@@ -99,7 +101,7 @@ describe('validateBody', () => {
           fc.property(bodyFor(resource), (body) => {
             let values: Record<string, unknown>
             try {
-              values = validateBody(resource, body, mode)
+              values = validateBody(SCHEMA, resource, body, mode)
             } catch (error) {
               expect(error).toBeInstanceOf(ApiError)
               const apiError = error as ApiError
@@ -118,7 +120,7 @@ describe('validateBody', () => {
             expect(acceptable(resource, body, mode)).toBe(true)
             for (const [name, value] of Object.entries(values)) {
               expect(resource.writableFields).toContain(name)
-              expect(checkValue(resource.fields[name]!, value)).toBeNull()
+              expect(checkValue(SCHEMA, resource.fields[name]!, value)).toBeNull()
             }
             if (mode !== 'patch')
               expect(Object.keys(values).sort()).toEqual([...resource.writableFields].sort())
@@ -136,9 +138,9 @@ describe('validateBody', () => {
         fc.oneof(fc.jsonValue().filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))),
         fc.constantFrom(...writable),
         (body, resource) => {
-          expect(() => validateBody(resource, body, 'create')).toThrow(ApiError)
+          expect(() => validateBody(SCHEMA, resource, body, 'create')).toThrow(ApiError)
           try {
-            validateBody(resource, body, 'patch')
+            validateBody(SCHEMA, resource, body, 'patch')
           } catch (error) {
             expect((error as ApiError).details).toEqual([{ field: 'body', message: 'must be a JSON object' }])
           }
@@ -151,9 +153,9 @@ describe('validateBody', () => {
     'treats a %s key as an unknown field, not as a member of Object.prototype',
     (key) => {
       const body = JSON.parse(`{"${key}": 1}`)
-      expect(() => validateBody(resourceByName('orders')!, body, 'patch')).toThrow(ApiError)
+      expect(() => validateBody(SCHEMA, SCHEMA.byName('orders')!, body, 'patch')).toThrow(ApiError)
       try {
-        validateBody(resourceByName('orders')!, body, 'patch')
+        validateBody(SCHEMA, SCHEMA.byName('orders')!, body, 'patch')
       } catch (error) {
         expect((error as ApiError).details).toEqual([
           { field: key, message: 'is not a field of this resource' },
@@ -168,7 +170,7 @@ describe('checkValue', () => {
   it('answers a message or null for any field and any JSON value, never throwing', () => {
     fc.assert(
       fc.property(fc.constantFrom(...fields), fc.oneof(fc.jsonValue(), fc.anything()), (field, value) => {
-        const answer = checkValue(field, value)
+        const answer = checkValue(SCHEMA, field, value)
         expect(answer === null || typeof answer === 'string').toBe(true)
       }),
       { numRuns: 2000 },

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { query as localQuery } from 'json-p3'
 import { newId } from '../../shared/ids.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { createAddress, createPost, createUser, type Entity, expectError } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { ids, JSONPATH, query, queryPage, seedOrders } from './support.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -210,6 +214,7 @@ describe('the time budget of a QUERY', () => {
     let now = Date.now()
     const engine = {
       store: server.store,
+      schema: server.store.schema,
       clock: () => (now += QUERY_TIME_BUDGET_MS + 1),
       cursors: new CursorCodec(new Uint8Array(32)),
     }
@@ -223,7 +228,7 @@ describe('the time budget of a QUERY', () => {
     }
     const target = { kind: 'collection' as const, resource }
     for (const path of ["$[?match(@.currency, 'E.R')]", '$..amount']) {
-      const parsed = await parseQuery({ mediaType: 'application/jsonpath', text: path }, target)
+      const parsed = await parseQuery(SCHEMA, { mediaType: 'application/jsonpath', text: path }, target)
       let thrown: unknown
       try {
         await runQuery(engine, principal, parsed, target, new URL('http://x/api/v1/queries/q'))

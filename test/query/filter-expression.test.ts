@@ -11,9 +11,13 @@ import {
 import type { Comparison, Condition } from '../../shared/query/types.ts'
 import { addresses } from '../../shared/resources/addresses.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 type Value = Extract<Condition, { kind: 'compare' }>['value']
 const cmp = (field: string, op: Comparison, value: Value): Condition => ({
@@ -616,7 +620,7 @@ const invalid: Invalid[] = [
 /** The error a filter expression is refused with; fails the test if it is anything else. */
 function refusal(resource: Resource, text: string): ApiError {
   try {
-    parseFilterExpression(resource, text)
+    parseFilterExpression(SCHEMA, resource, text)
   } catch (error) {
     if (error instanceof ApiError) return error
     throw new Error(`threw something other than an ApiError: ${String(error)}`)
@@ -627,7 +631,7 @@ function refusal(resource: Resource, text: string): ApiError {
 describe('parseFilterExpression', () => {
   for (const { what, text, expected, resource = orders } of [...valid, ...limits]) {
     it(`parses ${what}`, () => {
-      expect(parseFilterExpression(resource, text)).toEqual(expected)
+      expect(parseFilterExpression(SCHEMA, resource, text)).toEqual(expected)
     })
   }
 

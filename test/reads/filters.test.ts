@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { parseListParams } from '../../shared/query/list-params.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { orders as ordersResource } from '../../shared/resources/orders.ts'
 import { createOrder, createProduct, createUser, type Entity, readJson } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { expectBadParam, followNext, ids, list, newestFirst, sortedBy } from './helpers.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -286,6 +290,7 @@ describe('parseListParams', () => {
     process.env.TZ = 'America/New_York'
     try {
       const { filters } = parseListParams(
+        SCHEMA,
         ordersResource,
         new URLSearchParams('created_after=2024-01-01T10:00'),
       )

@@ -3,8 +3,12 @@ import { systemPrincipal } from '../../server/admin/system.ts'
 import { adminEngine } from '../../server/admin/users.ts'
 import { createRecord } from '../../server/resources/writes.ts'
 import { OTHERS_POLL_MS } from '../../server/store/change-stamp.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { products } from '../../shared/resources/products.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let shop: Tenant
@@ -24,7 +28,7 @@ describe('Last-Modified of a collection', () => {
     expect(await lastModified()).toBe(before)
     await nextSecond()
     // server.db is a second connection to the server's SQLite file, as another instance has.
-    await createRecord(adminEngine(server.store), systemPrincipal(shop.orgId), products, {
+    await createRecord(adminEngine(server.store), systemPrincipal(SCHEMA, shop.orgId), products, {
       name: 'Lamp',
       sku: 'LAMP-1',
       price: 1999,

@@ -4,12 +4,15 @@ import { ApiError } from '../../shared/errors.ts'
 import { filterParams, parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
 import { events } from '../../shared/resources/events.ts'
-import { RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { exampleSchema, type Resource } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { createOrder, createPost, createProduct, createUser, readJson } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { clientOf, list } from './helpers.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 const A_ID = 'ord_01jd3v0m7qf8s9t2w4x6y8z0ab'
 /** Values that have broken query parsers before: edge numbers, dates, sort syntax, prototype names. */
@@ -78,14 +81,14 @@ const paramsFor = (names: string[], more: fc.Arbitrary<string> = value) =>
 
 describe('parseListParams', () => {
   const cases = fc
-    .constantFrom(...RESOURCES)
+    .constantFrom(...SCHEMA.resources)
     .chain((resource) => fc.tuple(fc.constant(resource), paramsFor(namesOf(resource))))
 
   it('parses or throws a 400 BAD_REQUEST ApiError whose details name parameters that were sent', () => {
     fc.assert(
       fc.property(cases, ([resource, sent]) => {
         try {
-          const { query, filters } = parseListParams(resource, sent)
+          const { query, filters } = parseListParams(SCHEMA, resource, sent)
           expect(query.page.limit).toBeGreaterThanOrEqual(1)
           expect(query.page.limit).toBeLessThanOrEqual(100)
           for (const name of Object.keys(filters)) expect(sent.has(name)).toBe(true)
@@ -138,7 +141,7 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
 
   /** The organization that owns a record, read from the table its id prefix names. */
   async function ownerOf(id: string): Promise<string | undefined> {
-    const resource = RESOURCES.find((r) => id.startsWith(`${r.prefix}_`))
+    const resource = SCHEMA.resources.find((r) => id.startsWith(`${r.prefix}_`))
     if (!resource) return undefined
     const row = (await server.sql.get(`SELECT org_id FROM ${resource.table} WHERE id = ?`, id)) as {
       org_id: string
@@ -266,7 +269,7 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
   it('answers the event log to a token with only read:events and read:orders with order events alone, 400, or 403 naming a scope it lacks; never 500', async () => {
     const tenant = tenants[0]!
     const narrow = await clientOf(server, tenant.orgId, ['read:events', 'read:orders'])
-    const collection = fc.constantFrom(...RESOURCES.map((r) => r.name), 'nope', 'ORDERS', '')
+    const collection = fc.constantFrom(...SCHEMA.resources.map((r) => r.name), 'nope', 'ORDERS', '')
     const eventFilter = fc.oneof(
       collection.map((c) => `resource = '${c}'`),
       fc.tuple(collection, collection).map(([a, b]) => `resource IN ('${a}', '${b}')`),
@@ -313,7 +316,7 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
             'read:webhook-endpoints',
           ]).toContain(scope!)
           // The path names a collection that scope guards (deliveries are the endpoints').
-          const guarded = RESOURCES.filter((r) => r.scopes.read === scope).map((r) => r.name)
+          const guarded = SCHEMA.resources.filter((r) => r.scopes.read === scope).map((r) => r.name)
           const decoded = decodeURIComponent(path.replaceAll('+', ' '))
           expect(guarded.some((name) => decoded.includes(name))).toBe(true)
           return

@@ -6,10 +6,13 @@ import { type Database, migrateDatabase, openDatabase } from '../../server/store
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { PageRequest, SortValue } from '../../server/store/types.ts'
 import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
-import { ALL_SCOPES, RESOURCES, type Resource } from '../../shared/resources/index.ts'
+import { exampleSchema, type Resource } from '../../shared/resources/index.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 const db = openDatabase(':memory:')
-migrateDatabase(db)
+migrateDatabase(db, exampleSchema())
 afterAll(() => db.close())
 
 interface Statement {
@@ -48,7 +51,7 @@ async function planOf(
   request: Partial<PageRequest>,
 ): Promise<{ sql: string; plan: string[] }> {
   const spy = spied(db)
-  await sqliteStore(spy.db).records.page(resource, 'org_plan', {
+  await sqliteStore(spy.db, exampleSchema()).records.page(resource, 'org_plan', {
     where: [],
     sort: DEFAULT,
     limit: 21,
@@ -93,7 +96,7 @@ const eq = (resource: Resource, field: string): Condition => ({
   value: sample(resource, field),
 })
 
-for (const resource of RESOURCES) {
+for (const resource of SCHEMA.resources) {
   describe(`query plans of ${resource.name}`, () => {
     it('lists by the default sort through an index, without sorting, on the first and next pages', async () => {
       for (const after of [undefined, afterValues(DEFAULT)]) {
@@ -143,7 +146,7 @@ describe('counting', () => {
     subject: 'client',
     orgId: 'org_plan',
     clientId: 'client',
-    scopes: new Set(ALL_SCOPES),
+    scopes: new Set(SCHEMA.scopes),
     expiresAt: Math.floor(Date.now() / 1000) + 3600,
   }
   const pages: ListQuery['page'][] = [
@@ -153,13 +156,14 @@ describe('counting', () => {
   ]
   const counts = (statements: Statement[]) => statements.filter((s) => /\bcount\s*\(/i.test(s.sql))
 
-  for (const resource of RESOURCES) {
+  for (const resource of SCHEMA.resources) {
     it(`runs no count( for a plain list of ${resource.name}, and exactly one with include_total`, async () => {
       for (const page of pages) {
         for (const includeTotal of [false, true]) {
           const spy = spied(db)
           const ctx = {
-            store: sqliteStore(spy.db),
+            schema: exampleSchema(),
+            store: sqliteStore(spy.db, exampleSchema()),
             clock: Date.now,
             cursors: new CursorCodec(new Uint8Array(32)),
           }

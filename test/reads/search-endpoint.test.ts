@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { ALL_SCOPES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import {
   create,
   createComment,
@@ -23,6 +23,9 @@ import {
   sortedBy,
   walkPages,
 } from './helpers.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -125,7 +128,7 @@ describe('GET /api/v1/search?q=', () => {
     const narrow = await clientOf(
       server,
       acme.orgId,
-      ALL_SCOPES.filter((s) => s !== 'read:posts'),
+      SCHEMA.scopes.filter((s) => s !== 'read:posts'),
     )
     const response = await narrow('/api/v1/search?q=aurora&limit=100')
     expect(response.status).toBe(200)

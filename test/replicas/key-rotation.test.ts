@@ -9,6 +9,7 @@ import { decodeProtectedHeader, type JWK } from 'jose'
 import { type App, createApp } from '../../server/app.ts'
 import { openStore } from '../../server/store/open.ts'
 import type { Store } from '../../server/store/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { runOk } from '../admin/run.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
@@ -57,9 +58,11 @@ describe('api-server keys rotate on two replicas', () => {
     })
     credentials = btoa(`${client.id}:${secret}`)
     for (let i = 0; i < 2; i++) {
-      const store = openStore(server.dbPath)
+      const store = openStore(server.dbPath, exampleSchema())
       stores.push(store)
-      apps.push(await createApp({ store, baseUrl: BASE, clock: () => now, log: () => {} }))
+      apps.push(
+        await createApp({ schema: store.schema, store, baseUrl: BASE, clock: () => now, log: () => {} }),
+      )
     }
     // Each replica has read its keys: one issues a token, the other verifies it.
     oldToken = await issue(apps[0]!)

@@ -16,9 +16,13 @@ import { prepareCreate, prepareUpdate } from '../../server/resources/writes.ts'
 import { openStore } from '../../server/store/open.ts'
 import type { Store, Tx } from '../../server/store/store.ts'
 import type { Entity } from '../../server/store/types.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 /** What happened, in order: `check`, `begin`, `commit`, `rollback`, `nested begin`, `authorize write:...`. */
 const trace: string[] = []
@@ -72,16 +76,17 @@ let ctx: EngineContext
 let principal: Principal
 
 beforeAll(async () => {
-  store = openStore(':memory:')
+  store = openStore(':memory:', exampleSchema())
   await store.migrate()
   const org = await store.orgs.create('Phases')
   ctx = {
+    schema: store.schema,
     store: traced(store),
     clock: Date.now,
     cursors: new CursorCodec(crypto.getRandomValues(new Uint8Array(32))),
     hooks,
   }
-  principal = tracedPrincipal(systemPrincipal(org.id))
+  principal = tracedPrincipal(systemPrincipal(SCHEMA, org.id))
 })
 afterAll(() => store.close())
 

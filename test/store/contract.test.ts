@@ -9,7 +9,7 @@ import { EXPIRING_KINDS } from '../../server/store/store.ts'
 import { newId } from '../../shared/ids.ts'
 import type { Condition } from '../../shared/query/types.ts'
 import { events } from '../../shared/resources/events.ts'
-import { actionOf } from '../../shared/resources/index.ts'
+import { actionOf, exampleSchema } from '../../shared/resources/index.ts'
 import { orders } from '../../shared/resources/orders.ts'
 import { posts } from '../../shared/resources/posts.ts'
 import { products } from '../../shared/resources/products.ts'
@@ -33,7 +33,7 @@ const backends: Backend[] = [
     name: 'SQLite',
     open: async () => {
       const location = join(mkdtempSync(join(tmpdir(), 'api-contract-')), 'api.db')
-      const store = openStore(location)
+      const store = openStore(location, exampleSchema())
       return { store, location, done: () => store.close() }
     },
   },
@@ -44,7 +44,7 @@ if (postgresAvailable()) {
     open: async () => {
       postgres ??= await startTestPostgres()
       const location = await postgres.database(`contract_${crypto.randomUUID().slice(0, 8)}`)
-      const store = openStore(location)
+      const store = openStore(location, exampleSchema())
       return { store, location, done: () => store.close() }
     },
   })
@@ -341,7 +341,7 @@ for (const backend of backends) {
     })
 
     it("lets another instance's caches see a write within a second (a revoked token)", async () => {
-      const other = openStore(location)
+      const other = openStore(location, exampleSchema())
       try {
         await other.migrate()
         const principal = {
@@ -353,7 +353,7 @@ for (const backend of backends) {
           expiresAt: Date.now() / 1000 + 3600,
           tokenId: 'jti-cache',
         }
-        const access = currentAccess(other)
+        const access = currentAccess(other, other.schema)
         expect(await access(principal)).not.toBeNull()
         await store.revocations.revoke('jti-cache', orgId, Date.now() + 60_000, Date.now())
         const deadline = Date.now() + 1_000
@@ -366,7 +366,7 @@ for (const backend of backends) {
 
     it('keeps one first signing key when instances starting together each make one', async () => {
       const fresh = await backend.open()
-      const others = [openStore(fresh.location), openStore(fresh.location)]
+      const others = [openStore(fresh.location, exampleSchema()), openStore(fresh.location, exampleSchema())]
       try {
         await fresh.store.migrate()
         const stores = [fresh.store, ...others]

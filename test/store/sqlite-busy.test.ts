@@ -14,6 +14,7 @@ import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import { isBusy } from '../../server/store/sqlite/transactions.ts'
 import type { Store } from '../../server/store/store.ts'
 import type { ApiError } from '../../shared/errors.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 
 /**
  * Another process (an admin command, a `sqlite3` shell) holds SQLite's write lock for longer than
@@ -27,14 +28,14 @@ const reports: string[] = []
 
 beforeEach(async () => {
   path = join(mkdtempSync(join(tmpdir(), 'api-busy-')), 'api.db')
-  const migrated = openStore(path)
+  const migrated = openStore(path, exampleSchema())
   await migrated.migrate()
   await migrated.close()
   const db = openDatabase(path)
   // The server waits 5 s for the lock; the test need not.
   db.run('PRAGMA busy_timeout = 50')
   reports.length = 0
-  store = sqliteStore(db, {
+  store = sqliteStore(db, exampleSchema(), {
     lost: (cause) => reports.push(`lost ${describeFailure(cause).code}`),
     back: () => reports.push('back'),
   })

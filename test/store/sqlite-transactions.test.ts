@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStore } from '../../server/store/open.ts'
 import type { Store } from '../../server/store/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 
 /**
  * SQLite's transactions behind the async store (server/store/sqlite/transactions.ts): while one is
@@ -11,7 +12,7 @@ import type { Store } from '../../server/store/store.ts'
  */
 let store: Store
 beforeEach(async () => {
-  store = openStore(join(mkdtempSync(join(tmpdir(), 'api-tx-')), 'api.db'))
+  store = openStore(join(mkdtempSync(join(tmpdir(), 'api-tx-')), 'api.db'), exampleSchema())
   await store.migrate()
 })
 afterEach(() => store.close())

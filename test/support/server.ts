@@ -7,6 +7,7 @@ import { openPostgresStore } from '../../server/store/postgres/store.ts'
 import { type Database, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { Store } from '../../server/store/store.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { onPostgres, postgresTestSql, sqliteTestSql, type TestSql } from './backend.ts'
 import { clientToken } from './tokens.ts'
 
@@ -56,10 +57,12 @@ export async function startTestServer(
     | 'webhooks'
     | 'cacheMb'
     | 'production'
+    | 'schema'
   > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const location = onPostgres ? await postgresDatabase() : join(dir, 'api.db')
+  const schema = options.schema ?? exampleSchema()
   const server: RunningServer = await serve({
     host: '127.0.0.1',
     port: 0,
@@ -69,9 +72,10 @@ export async function startTestServer(
     // Only unexpected errors, on standard error, where a test can watch for them.
     ...(options.logLevel ? {} : { logger: createLogger('error', (line) => console.error(line)) }),
     ...options,
+    schema,
   })
   const sqlite = onPostgres ? undefined : openDatabase(location)
-  const store = sqlite ? sqliteStore(sqlite) : openPostgresStore(location)
+  const store = sqlite ? sqliteStore(sqlite, schema) : openPostgresStore(location, schema)
   const sql = sqlite ? sqliteTestSql(sqlite) : postgresTestSql(location)
   let tenants = 0
   const raw = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init)

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { RESOURCES } from '../../shared/resources/index.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 type Doc = {
   info: { version: string }
@@ -29,7 +32,7 @@ describe.each(['v1', 'v2'])('GET /api/%s/openapi.json', (v) => {
   it('covers every resource path, the search, stored queries, versions, health and OAuth', () => {
     const paths = Object.keys(docs[v]!.paths)
     const expected = [
-      ...RESOURCES.flatMap((r) => [`/api/${v}/${r.name}`, `/api/${v}/${r.name}/{id}`]),
+      ...SCHEMA.resources.flatMap((r) => [`/api/${v}/${r.name}`, `/api/${v}/${r.name}/{id}`]),
       `/api/${v}/search`,
       `/api/${v}/queries/{id}`,
       `/api/${v}/queries/{id}/results/{token}`,

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { openStore } from '../../server/store/open.ts'
 import type { Store } from '../../server/store/store.ts'
 import { newId } from '../../shared/ids.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { deliveries, webhookEndpoints } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
@@ -31,9 +32,9 @@ afterAll(async () => {
 
 /** Two instances on one database with `count` pending deliveries to one endpoint. */
 async function setUp(location: string, count: number): Promise<{ stores: Store[]; ids: string[] }> {
-  const a = openStore(location)
+  const a = openStore(location, exampleSchema())
   await a.migrate()
-  const b = openStore(location)
+  const b = openStore(location, exampleSchema())
   await b.migrate()
   const org = await a.orgs.create('Leases')
   const now = isoNow()

@@ -13,6 +13,7 @@ import type { Store } from '../../server/store/store.ts'
 import { secretKey } from '../../server/webhooks/hooks.ts'
 import { startWebhookWorker } from '../../server/webhooks/worker.ts'
 import { newId } from '../../shared/ids.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { deliveries, webhookEndpoints } from '../../shared/resources/webhook-endpoints.ts'
 import { isoNow } from '../../shared/time.ts'
 import { newSecret } from '../../shared/webhook-signature.ts'
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 /** A store with one organization and one enabled endpoint (with a secret) pointing at `url`. */
 async function setUp(location: string, url: string, start: number) {
-  const store = openStore(location)
+  const store = openStore(location, exampleSchema())
   await store.migrate()
   const org = await store.orgs.create('Schedule')
   const endpoint = await store.records.insert(webhookEndpoints, {

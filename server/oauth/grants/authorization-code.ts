@@ -34,7 +34,7 @@ export async function authorizationCodeGrant(
   const user = await ctx.store.users.byId(record.userId)
   if (!user || user.orgId !== record.orgId) throw invalidGrant('The user of this code no longer exists.')
   // The role may have changed since the consent: never more than it allows now.
-  const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
+  const scope = intersectScope(ctx.schema, record.scope, roleScopes(ctx.schema, user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
   const issued = await ctx.store.transaction(async (tx) => {

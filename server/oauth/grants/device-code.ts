@@ -38,7 +38,7 @@ export async function deviceCodeGrant(
   const user = record.userId ? await ctx.store.users.byId(record.userId) : null
   if (!user || user.orgId !== record.orgId)
     throw new OAuthError('invalid_grant', 'The user no longer exists.')
-  const scope = intersectScope(record.scope, roleScopes(user.role), client.scope)
+  const scope = intersectScope(ctx.schema, record.scope, roleScopes(ctx.schema, user.role), client.scope)
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
   const issued = await ctx.store.transaction(async (tx) =>

@@ -33,12 +33,17 @@ export async function refreshTokenGrant(
   const user = await ctx.store.users.byId(grant.userId)
   if (!user || user.orgId !== grant.orgId) throw invalidGrant('The user of this grant no longer exists.')
   // RFC 6749 §6: a narrower scope may be asked; never more than the grant, the role (now) and the client allow.
-  const asked = parseScope(form.get('scope'))
+  const asked = parseScope(ctx.schema, form.get('scope'))
   if (asked !== null) {
     const beyond = asked.filter((s) => !grant.scope.includes(s))
     if (beyond.length > 0) throw new OAuthError('invalid_scope', `Not granted: ${beyond.join(' ')}.`)
   }
-  const scope = intersectScope(asked ?? grant.scope, roleScopes(user.role), client.scope)
+  const scope = intersectScope(
+    ctx.schema,
+    asked ?? grant.scope,
+    roleScopes(ctx.schema, user.role),
+    client.scope,
+  )
   if (scope.length === 0)
     throw new OAuthError('invalid_scope', "The user's role allows none of the granted scopes.")
   const rotated = await ctx.store.transaction(async (tx) => {

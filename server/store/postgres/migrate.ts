@@ -1,5 +1,6 @@
 import type { SQL } from 'bun'
-import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import type { Resource } from '../../../shared/resources/index.ts'
+import type { Schema } from '../../../shared/schema/schema.ts'
 import { columnOf } from '../columns.ts'
 // Embedded as text so the compiled binary carries its migrations.
 import schema from './migrations/0001_schema.sql' with { type: 'text' }
@@ -30,7 +31,7 @@ const MIGRATION_LOCK = 7_461_000
  * instances starting together one migrates and the others, once it commits, find nothing to do.
  * Applied versions are kept in `schema_migrations`. Returns the schema version.
  */
-export async function migratePostgres(sql: SQL): Promise<number> {
+export async function migratePostgres(sql: SQL, schema: Schema): Promise<number> {
   const version = await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)`
@@ -44,7 +45,7 @@ export async function migratePostgres(sql: SQL): Promise<number> {
     }
     return current
   })
-  await checkShapePostgres(sql, RESOURCES)
+  await checkShapePostgres(sql, schema.resources)
   return version
 }
 

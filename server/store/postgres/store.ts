@@ -1,4 +1,5 @@
 import { SQL } from 'bun'
+import type { Schema } from '../../../shared/schema/schema.ts'
 import { Availability, type OutageReport } from '../availability.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
@@ -38,7 +39,12 @@ const POOL_SIZE = 10
  * While PostgreSQL cannot be reached, every call fails with the 503 of `databaseUnavailable`, and
  * `outage` hears once that the database went and once that it is back (server/store/availability.ts).
  */
-export function openPostgresStore(url: string, listenUrl?: string, outage?: OutageReport): Store {
+export function openPostgresStore(
+  url: string,
+  schema: Schema,
+  listenUrl?: string,
+  outage?: OutageReport,
+): Store {
   const sql = new SQL(url, { max: POOL_SIZE })
   const listener = listenUrl === undefined ? sql : new SQL(listenUrl, { max: 1 })
   const instance = crypto.randomUUID()
@@ -64,7 +70,7 @@ export function openPostgresStore(url: string, listenUrl?: string, outage?: Outa
     },
   }
   // No cache of last changes: it would be stale until the notification arrives (groups.ts).
-  const backend = { events: POSTGRES_EVENT_LOG }
+  const backend = { events: POSTGRES_EVENT_LOG, schema }
   const tx = txOver(root, backend)
   let listening: Promise<{ unlisten(): Promise<void> }> | undefined
   let listened = false
@@ -95,8 +101,8 @@ export function openPostgresStore(url: string, listenUrl?: string, outage?: Outa
     },
     changes,
     migrate: async () => {
-      const version = await migratePostgres(sql)
-      await ensureCliClient(root)
+      const version = await migratePostgres(sql, schema)
+      await ensureCliClient(root, schema.scopes)
       await listen()
       const row = await root.get<{ setting: string }>(
         "SELECT current_setting('synchronous_commit') AS setting",

@@ -1,7 +1,6 @@
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { constantTimeEqual, sha256Hex } from '../../../shared/crypto.ts'
 import { newId } from '../../../shared/ids.ts'
-import { ALL_SCOPES } from '../../../shared/resources/index.ts'
 import { isoNow } from '../../../shared/time.ts'
 import type { Executor } from '../executor.ts'
 import { CLI_CLIENT_ID, type ListedClient, type NewClient, type OAuthClient } from '../types.ts'
@@ -26,6 +25,8 @@ const hashSecret = (secret: string) => sha256Hex(secret)
 export async function createClient(
   x: Executor,
   input: NewClient,
+  /** What a client without `input.scope` gets: every scope of the schema. */
+  scopes: readonly string[],
 ): Promise<{ client: OAuthClient; secret: string | null }> {
   const id = newId('clt')
   const secret = input.public
@@ -41,7 +42,7 @@ export async function createClient(
     public: input.public,
     redirectUris: input.redirectUris ?? [],
     grantTypes,
-    scope: input.scope ?? [...ALL_SCOPES],
+    scope: input.scope ?? [...scopes],
   }
   await insertClient(x, client, secret === null ? null : hashSecret(secret), now)
   return { client, secret }
@@ -110,7 +111,7 @@ export async function authenticateClient(
 }
 
 /** Creates or refreshes the CLI's public client (device and authorization-code grants, loopback redirects). */
-export async function ensureCliClient(x: Executor): Promise<void> {
+export async function ensureCliClient(x: Executor, scopes: readonly string[]): Promise<void> {
   const client: OAuthClient = {
     id: CLI_CLIENT_ID,
     orgId: null,
@@ -119,7 +120,7 @@ export async function ensureCliClient(x: Executor): Promise<void> {
     // RFC 8252 §7.3: any port on the loopback address is accepted for this redirect.
     redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
     grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
-    scope: [...ALL_SCOPES],
+    scope: [...scopes],
   }
   await insertClient(x, client, null, isoNow())
 }

@@ -1,3 +1,4 @@
+import type { Schema } from '../../../shared/schema/schema.ts'
 import type { StampedCache } from '../change-stamp.ts'
 import type { Executor } from '../executor.ts'
 import type { ExpiringKind, Tx } from '../store.ts'
@@ -117,6 +118,8 @@ export interface EventLog {
 
 /** What a backend brings besides its executor. */
 interface Backend {
+  /** The resources the store holds: what may reference a record, the scopes a client gets by default. */
+  schema: Schema
   events: EventLog
   /**
    * When each organization last changed each resource, cached until the database changes; read
@@ -131,8 +134,9 @@ interface Backend {
  * inside one. Every backend shares these statements; only the event log differs.
  */
 export function txOver(x: Executor, backend: Backend): Tx {
-  const { events, lastChanges } = backend
+  const { events, lastChanges, schema } = backend
   return {
+    schema,
     records: {
       page: (resource, orgId, request) => selectPage(x, resource, orgId, request),
       count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
@@ -150,7 +154,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       transition: (resource, before, change, now) => transitionRecord(x, resource, before, change, now),
       remove: (resource, id) => removeRecord(x, resource, id),
       children: (child, parentId) => childRecords(x, child, parentId),
-      referencesTo: (target, id) => referencesTo(x, target, id),
+      referencesTo: (target, id) => referencesTo(x, schema.resources, target, id),
       lastChange: async (orgId, name) =>
         lastChanges
           ? lastChanges.getOrRead(`${orgId} ${name}`, () => lastChange(x, orgId, name))
@@ -169,7 +173,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       save: (id, answer, now) => saveAnswer(x, id, answer, now),
     },
     clients: {
-      create: (input) => createClient(x, input),
+      create: (input) => createClient(x, input, schema.scopes),
       find: (id) => findClient(x, id),
       authenticate: (id, secret) => authenticateClient(x, id, secret),
       list: (orgId) => listClients(x, orgId),

@@ -1,5 +1,5 @@
 import type { Condition, SortKey } from '../../../shared/query/types.ts'
-import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import type { Resource } from '../../../shared/resources/index.ts'
 import { columnOf, fromColumn, layoutOf, selectList, serializeRow, toColumn, toColumnIn } from '../columns.ts'
 import { afterKeys, orderBy, whereClause } from '../compile.ts'
 import { Params, type SqlValue } from '../dialect.ts'
@@ -208,11 +208,12 @@ export async function childRecords(x: Executor, child: Resource, parentId: strin
 /** Records of other resources that point at this one through a reference field (not as parent). */
 export async function referencesTo(
   x: Executor,
+  resources: readonly Resource[],
   target: Resource,
   id: string,
 ): Promise<{ collection: string; field: string }[]> {
   const found: { collection: string; field: string }[] = []
-  for (const resource of RESOURCES) {
+  for (const resource of resources) {
     for (const [name, field] of Object.entries(resource.fields)) {
       if (field.references !== target.name || resource.parent?.field === name) continue
       const hit = await x.get(`SELECT 1 FROM ${resource.table} WHERE ${columnOf(name)} = ? LIMIT 1`, [id])

@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { migrate } from 'bun-sqlite-migrations'
-import { RESOURCES, type Resource } from '../../../shared/resources/index.ts'
+import type { Resource } from '../../../shared/resources/index.ts'
+import type { Schema } from '../../../shared/schema/schema.ts'
 import { columnOf } from '../columns.ts'
 import { DatabaseFileError, type Durability } from '../types.ts'
 import { codeOf, prepareDatabaseFile } from './db-file.ts'
@@ -49,9 +50,9 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
  * Applies pending migrations and checks the tables against the declarations; returns the schema
  * version. The store's `migrate` then repeats what every run does (the CLI's client).
  */
-export function migrateDatabase(db: Database): number {
+export function migrateDatabase(db: Database, schema: Schema): number {
   migrate(db, MIGRATIONS)
-  checkShape(db, RESOURCES)
+  checkShape(db, schema.resources)
   return (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
 }
 

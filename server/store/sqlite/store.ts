@@ -1,3 +1,4 @@
+import type { Schema } from '../../../shared/schema/schema.ts'
 import { Availability, type OutageReport } from '../availability.ts'
 import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
@@ -53,7 +54,7 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
  * The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN
  * IMMEDIATE`. `outage` hears when writes stop getting the write lock and when they get it again.
  */
-export function sqliteStore(db: Database, outage?: OutageReport): Store {
+export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport): Store {
   const { changes, bump } = changesOf(db)
   const { root } = sqliteExecutors(db, new Availability(isBusy, outage))
   const events: EventLog = {
@@ -63,7 +64,7 @@ export function sqliteStore(db: Database, outage?: OutageReport): Store {
       bump(event.orgId)
     },
   }
-  const backend = { events, lastChanges: new StampedCache<string | null>(changes) }
+  const backend = { events, schema, lastChanges: new StampedCache<string | null>(changes) }
   // Admin work outside the statements waits for an open transaction like any statement.
   const run = async <T>(fn: () => T): Promise<T> => {
     await root.get('SELECT 1')
@@ -77,8 +78,8 @@ export function sqliteStore(db: Database, outage?: OutageReport): Store {
     },
     changes,
     migrate: async () => {
-      const version = await run(() => migrateDatabase(db))
-      await ensureCliClient(root)
+      const version = await run(() => migrateDatabase(db, schema))
+      await ensureCliClient(root, schema.scopes)
       return version
     },
     purgeExpired: (kind, now, limit) => PURGES[kind](root, now, limit),
@@ -96,6 +97,11 @@ export function sqliteStore(db: Database, outage?: OutageReport): Store {
 }
 
 /** Opens (creating if missing) the SQLite database at `path` and its store. */
-export function openSqliteStore(path: string, durability: Durability = 'full', outage?: OutageReport): Store {
-  return sqliteStore(openDatabase(path, durability), outage)
+export function openSqliteStore(
+  path: string,
+  schema: Schema,
+  durability: Durability = 'full',
+  outage?: OutageReport,
+): Store {
+  return sqliteStore(openDatabase(path, durability), schema, outage)
 }

@@ -8,8 +8,11 @@ import { POSTGRES } from '../../../server/store/postgres/dialect.ts'
 import { checkShapePostgres, migratePostgres, statementsOf } from '../../../server/store/postgres/migrate.ts'
 import { type Database, migrateDatabase, openDatabase } from '../../../server/store/sqlite/db.ts'
 import { SQLITE } from '../../../server/store/sqlite/dialect.ts'
-import { RESOURCES } from '../../../shared/resources/index.ts'
+import { exampleSchema } from '../../../shared/resources/index.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../support/postgres.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 /**
  * The PostgreSQL schema (server/store/postgres/migrations/) against the SQLite one it mirrors, and
@@ -25,7 +28,7 @@ const MIGRATION_FILES = readdirSync(
 /** SQLite's schema, from its own migrations (in memory). */
 function sqliteSchema(): Database {
   const db = openDatabase(':memory:')
-  migrateDatabase(db)
+  migrateDatabase(db, exampleSchema())
   return db
 }
 
@@ -108,8 +111,8 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
   })
 
   it('migrates an empty database to every table and column checkShapePostgres expects', async () => {
-    expect(await migratePostgres(sql)).toBe(MIGRATION_FILES)
-    await checkShapePostgres(sql, RESOURCES)
+    expect(await migratePostgres(sql, exampleSchema())).toBe(MIGRATION_FILES)
+    await checkShapePostgres(sql, SCHEMA.resources)
     const versions = await sql`SELECT version FROM schema_migrations ORDER BY version`
     expect(versions.map((r: { version: number }) => r.version)).toEqual(
       Array.from({ length: MIGRATION_FILES }, (_, i) => i + 1),
@@ -118,9 +121,9 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
 
   it('finds a missing declared column (checkShapePostgres can fail)', async () => {
     const { sql: other } = await freshDatabase(1)
-    await migratePostgres(other)
+    await migratePostgres(other, exampleSchema())
     await other`ALTER TABLE products DROP COLUMN price`
-    await expect(checkShapePostgres(other, RESOURCES)).rejects.toThrow(
+    await expect(checkShapePostgres(other, SCHEMA.resources)).rejects.toThrow(
       'table products lacks column(s) price declared by products',
     )
   })
@@ -128,7 +131,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
   it("has SQLite's tables and columns, PostgreSQL's types for them and the search and event columns", async () => {
     const booleans = new Set([
       'oauth_clients.public',
-      ...RESOURCES.flatMap((r) =>
+      ...SCHEMA.resources.flatMap((r) =>
         Object.entries(r.fields)
           .filter(([, f]) => f.kind === 'boolean')
           .map(([name]) => `${r.table}.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`),
@@ -139,7 +142,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     )
     // Integer fields hold any safe integer, as SQLite's 64-bit INTEGER does: bigint on PostgreSQL.
     const bigints = new Set(
-      RESOURCES.flatMap((r) =>
+      SCHEMA.resources.flatMap((r) =>
         Object.entries(r.fields)
           .filter(([, f]) => f.kind === 'integer')
           .map(([name]) => `${r.table}.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`),
@@ -155,7 +158,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
         'webhook_deliveries.last_response_status',
       ]),
     )
-    const searchable = new Set(RESOURCES.filter((r) => r.searchable.length > 0).map((r) => r.table))
+    const searchable = new Set(SCHEMA.resources.filter((r) => r.searchable.length > 0).map((r) => r.table))
     expect(searchable).toEqual(new Set(['users', 'addresses', 'products', 'posts', 'comments']))
 
     const expected: Record<string, Record<string, string>> = {}
@@ -293,7 +296,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     const before = await sql`SELECT version, applied_at FROM schema_migrations ORDER BY version`
     const objects = async () => (await sql`SELECT count(*) AS n FROM pg_class`)[0].n
     const count = await objects()
-    expect(await migratePostgres(sql)).toBe(MIGRATION_FILES)
+    expect(await migratePostgres(sql, exampleSchema())).toBe(MIGRATION_FILES)
     expect([...(await sql`SELECT version, applied_at FROM schema_migrations ORDER BY version`)]).toEqual([
       ...before,
     ])
@@ -309,7 +312,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     })
     // Connected first, so that the five migrations race from their first statement.
     await Promise.all(instances.map((s) => s`SELECT 1`))
-    const results = await Promise.allSettled(instances.map((s) => migratePostgres(s)))
+    const results = await Promise.allSettled(instances.map((s) => migratePostgres(s, exampleSchema())))
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual(
       Array(5).fill(MIGRATION_FILES),
     )
@@ -321,7 +324,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
 
   it('gives names that differ only in case the key to the older one, and builds the unique index (migration 5)', async () => {
     const { sql: old } = await freshDatabase(1)
-    await migratePostgres(old)
+    await migratePostgres(old, exampleSchema())
     // Back to version 4, where two names could differ only in case.
     await old`DROP INDEX orgs_name_key_unique`
     await old`ALTER TABLE orgs DROP COLUMN name_key`
@@ -331,7 +334,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       ('org_1', 'Acme', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
       ('org_2', 'ACME', '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z'),
       ('org_3', 'Globex', '2026-01-03T00:00:00.000Z', '2026-01-03T00:00:00.000Z')`
-    expect(await migratePostgres(old)).toBe(MIGRATION_FILES)
+    expect(await migratePostgres(old, exampleSchema())).toBe(MIGRATION_FILES)
     expect([...(await old`SELECT id, name, name_key FROM orgs ORDER BY id`)]).toEqual([
       { id: 'org_1', name: 'Acme', name_key: 'acme' },
       { id: 'org_2', name: 'ACME', name_key: null },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { migratePostgres } from '../../../server/store/postgres/migrate.ts'
 import { STAMP_SQL } from '../../../server/store/postgres/store.ts'
+import { exampleSchema } from '../../../shared/resources/index.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../support/postgres.ts'
 
 // The response cache reads an organization's stamp (its newest event position) before every
@@ -20,7 +21,7 @@ describeWithPostgres("an organization's stamp on PostgreSQL", () => {
   beforeAll(async () => {
     postgres = await startTestPostgres()
     sql = new SQL(await postgres.database('stamp_plan'), { max: 1 })
-    await migratePostgres(sql)
+    await migratePostgres(sql, exampleSchema())
     await sql.unsafe(
       "INSERT INTO orgs (id, name, created_at, updated_at) SELECT 'org_' || g, 'Org', '2026-01-01', '2026-01-01' FROM generate_series(1, 10) g",
     )
