@@ -1,6 +1,7 @@
 import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import { withArticle } from '../../shared/words.ts'
 import { sqlExample } from '../query/sql-examples.ts'
 import { actionItem } from './action-paths.ts'
 import { errorRefs } from './error-responses.ts'
@@ -30,7 +31,7 @@ const pathId = (name: string, resource: Resource): Parameter => ({
 /** `lineItem` -> `line item`, `line-items` -> `line items`. */
 const words = (name: string) => name.replace(/-/g, ' ').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
 /** English's article by sound: "an order", "an address", but "a user". */
-const a = (noun: string) => `${/^(?:[aeio]|u(?!s|ni))/.test(noun) ? 'an' : 'a'} ${noun}`
+const a = withArticle
 
 function collectionItem(
   schema: Schema,

@@ -4,6 +4,7 @@ import { FORMAT_MESSAGES } from '../../shared/formats.ts'
 import { isId } from '../../shared/ids.ts'
 import type { Field, Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import { withArticle } from '../../shared/words.ts'
 
 export type WriteMode = 'create' | 'replace' | 'patch'
 
@@ -39,7 +40,9 @@ export function checkValue(served: Schema, field: Field, value: unknown): string
         : `must be one of ${field.values!.join(', ')}`
     case 'reference': {
       const target = served.byName(field.references!)!
-      return isId(value, target.prefix) ? null : `must be a ${target.singular} id (${target.prefix}_…)`
+      return isId(value, target.prefix)
+        ? null
+        : `must be ${withArticle(target.singular)} id (${target.prefix}_…)`
     }
     default:
       return Value.Check(field.schema, value) ? null : 'is not valid'

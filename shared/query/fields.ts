@@ -1,6 +1,7 @@
 import { isId } from '../ids.ts'
 import type { Field, Resource } from '../resources/index.ts'
 import type { Schema } from '../schema/schema.ts'
+import { withArticle } from '../words.ts'
 
 /** A field a query may name: a declared field or one of the system fields every record has. */
 export interface QueryField {
@@ -90,7 +91,7 @@ export function coerceFilterValue(
     case 'reference': {
       const target = schema.byName(field.references!)!
       if (isId(raw, target.prefix)) return { value: raw }
-      return { error: `must be a ${target.singular} id (${target.prefix}_…)` }
+      return { error: `must be ${withArticle(target.singular)} id (${target.prefix}_…)` }
     }
     default:
       if (typeof raw !== 'string') return { error: 'must be a string' }

@@ -302,3 +302,19 @@ describe('the NUL character (U+0000), which no stored text holds on either backe
     expect(error.error.details[0]!.message).toContain('U+0000')
   })
 })
+
+describe('messages that name a collection', () => {
+  it('give a reference its article: an order id, a user id', async () => {
+    const byOrder = await expectError(
+      await acme.fetch('/api/v2/line-items?order_id=nope'),
+      400,
+      'BAD_REQUEST',
+      ['order_id'],
+    )
+    expect(byOrder.error.details[0]!.message).toBe('must be an order id (ord_…)')
+    const byUser = await expectError(await acme.fetch('/api/v2/orders?user_id=nope'), 400, 'BAD_REQUEST', [
+      'user_id',
+    ])
+    expect(byUser.error.details[0]!.message).toBe('must be a user id (usr_…)')
+  })
+})

@@ -1,0 +1,8 @@
+/**
+ * A noun with its indefinite article, for messages made from declared names: `an order`,
+ * `a user`, `a line item`. Decided by spelling, which suffices for the nouns a schema declares
+ * (`u` before a consonant sound, as in `user` and `unit`, takes `a`).
+ */
+export function withArticle(noun: string): string {
+  return `${/^(?:[aeio]|u(?!s|ni))/i.test(noun) ? 'an' : 'a'} ${noun}`
+}
