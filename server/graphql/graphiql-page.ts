@@ -1,5 +1,6 @@
 import type { AnyElysia } from 'elysia'
-import { notAcceptable, notFound } from '../../shared/errors.ts'
+import { notAcceptable } from '../../shared/errors.ts'
+import { htmlPage, mountAssets } from '../http/embedded-pages.ts'
 import { errorResponse } from '../http/responses.ts'
 import { GRAPHQL_PATH } from './names.ts'
 
@@ -82,41 +83,15 @@ export function graphiqlPage(production: boolean): Response {
         'This server runs with --production: /graphql answers GraphQL requests only, as application/graphql-response+json or application/json.',
       ),
     )
-  return new Response(PAGE, {
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': CSP,
-      'Referrer-Policy': 'no-referrer',
-      'X-Frame-Options': 'DENY',
-      'Cache-Control': 'no-cache',
-    },
-  })
+  return htmlPage(PAGE, CSP)
 }
 
-interface Asset {
-  body: string | Uint8Array<ArrayBuffer>
-  type: string
-}
-
-// Held from start-up, GraphiQL's 9 MB of files would cost every server their memory; most are
-// never asked for them.
-let assets: Promise<Record<string, Asset>> | undefined
-const loadAssets = () => {
-  assets ??= import('./graphiql-assets.ts').then(({ GRAPHIQL }) => ({
-    ...GRAPHIQL,
-    'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
-  }))
-  return assets
-}
-
-/** GraphiQL's files under `/graphql/assets`; none with `--production`. */
+/** GraphiQL's files under `/graphql/assets` (9 MB, loaded on first use); none with `--production`. */
 export function mountGraphiQLAssets(app: AnyElysia): void {
-  app.get(`${ASSETS}/:name`, async ({ params }) => {
-    const all = await loadAssets()
-    const asset = Object.hasOwn(all, params.name) ? all[params.name] : undefined
-    if (!asset) throw notFound('No such asset.')
-    return new Response(asset.body, {
-      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' },
-    })
-  })
+  mountAssets(app, ASSETS, () =>
+    import('./graphiql-assets.ts').then(({ GRAPHIQL }) => ({
+      ...GRAPHIQL,
+      'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
+    })),
+  )
 }

@@ -1,5 +1,5 @@
 import type { AnyElysia } from 'elysia'
-import { notFound } from '../../shared/errors.ts'
+import { htmlPage, mountAssets } from '../http/embedded-pages.ts'
 import { VERSIONS } from '../versions/versions.ts'
 
 /**
@@ -58,40 +58,12 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-interface Asset {
-  body: string
-  type: string
-}
-
-let assets: Promise<Record<string, Asset>> | undefined
-const loadAssets = () => {
-  assets ??= import('./docs-assets.ts').then(({ SWAGGER_UI }) => ({
-    ...SWAGGER_UI,
-    'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
-  }))
-  return assets
-}
-
 export function mountDocs(app: AnyElysia): void {
-  app.get(
-    '/docs',
-    () =>
-      new Response(PAGE, {
-        headers: {
-          'Content-Type': 'text/html; charset=utf-8',
-          'Content-Security-Policy': CSP,
-          'Referrer-Policy': 'no-referrer',
-          'X-Frame-Options': 'DENY',
-          'Cache-Control': 'no-cache',
-        },
-      }),
+  app.get('/docs', () => htmlPage(PAGE, CSP))
+  mountAssets(app, '/docs/assets', () =>
+    import('./docs-assets.ts').then(({ SWAGGER_UI }) => ({
+      ...SWAGGER_UI,
+      'init.js': { body: INIT, type: 'text/javascript; charset=utf-8' },
+    })),
   )
-  app.get('/docs/assets/:name', async ({ params }) => {
-    const all = await loadAssets()
-    const asset = Object.hasOwn(all, params.name) ? all[params.name] : undefined
-    if (!asset) throw notFound('No such asset.')
-    return new Response(asset.body, {
-      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' },
-    })
-  })
 }
