@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync 
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { publicHost } from '../../server/http/public-host.ts'
-import { BUN, CLI } from '../cli/harness.ts'
+import { BUN, CLI, spawnCli } from '../cli/harness.ts'
 import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
 import { runAdmin, runOk, type ServeProcess, startServe } from './run.ts'
 
@@ -374,24 +374,12 @@ describe('api-server serve --host 0.0.0.0 with a certificate', () => {
   })
 
   it('the CLI says in plain words that the certificate is for other names than the one it reached', async () => {
-    const child = Bun.spawn([BUN, CLI, 'list', 'products'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        XDG_CONFIG_HOME: home,
-        API_URL: `https://127.0.0.2:${port}`,
-        API_CA_CERT: certs.caCert,
-        API_TOKEN: 'x',
-      },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
+    const { code, stdout, stderr } = await spawnCli(['list', 'products'], {
+      XDG_CONFIG_HOME: home,
+      API_URL: `https://127.0.0.2:${port}`,
+      API_CA_CERT: certs.caCert,
+      API_TOKEN: 'x',
     })
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ])
     expect({ code, stdout, stderr }).toEqual({
       code: 3,
       stdout: '',
