@@ -81,7 +81,8 @@ export function parsePage(params: URLSearchParams): { page: Page; includeTotal: 
       }
     case 'after': {
       const after = get('after')!
-      if (after.length === 0 || after.length > 100) {
+      // An id is printable ASCII; anything else (a NUL, which PostgreSQL's text cannot hold) is no id.
+      if (after.length === 0 || after.length > 100 || !/^[\x21-\x7e]+$/.test(after)) {
         throw badRequest('The after parameter must be a record id.', [
           { field: 'after', message: 'must be a record id' },
         ])

@@ -296,6 +296,11 @@ describe('the NUL character (U+0000), which no stored text holds on either backe
     expect(await server.sql.count('users', acme.orgId)).toBe(before)
   })
 
+  it('is 400 naming after, the keyset parameter', async () => {
+    await expectError(await acme.fetch('/api/v1/orders?after=%00'), 400, 'BAD_REQUEST', ['after'])
+    await expectError(await acme.fetch('/api/v2/orders?after=ord_%00'), 400, 'BAD_REQUEST', ['after'])
+  })
+
   it('is 400 naming the parameter in a filter', async () => {
     const response = await acme.fetch('/api/v1/products?sku=%00')
     const error = await expectError(response, 400, 'BAD_REQUEST', ['sku'])
