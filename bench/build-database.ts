@@ -8,8 +8,11 @@ import { type Database, migrateDatabase, openDatabase } from '../server/store/sq
 import { sqliteStore } from '../server/store/sqlite/store.ts'
 import type { Store } from '../server/store/store.ts'
 import { exampleSchema } from '../shared/resources/index.ts'
-import { ORDER_STATUSES, orders } from '../shared/resources/orders.ts'
 import { users } from '../shared/resources/users.ts'
+import { example, valuesOf } from '../test/support/example.ts'
+
+const ORDER_STATUSES = valuesOf('orders', 'status')
+const orders = example('orders')
 
 export const ORGS = 10
 export const ORDERS_PER_ORG = 10_000

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { newId } from '../shared/ids.ts'
-import { ORDER_STATUSES } from '../shared/resources/orders.ts'
+import { valuesOf } from '../test/support/example.ts'
 import { writeResults } from './doc.ts'
 import {
   adminCommand,
@@ -20,6 +20,8 @@ import {
   type ServerProcess,
   startServer,
 } from './processes.ts'
+
+const ORDER_STATUSES = valuesOf('orders', 'status')
 
 const ROOT = join(import.meta.dir, '..')
 const DOC = join(ROOT, 'docs/performance.md')

@@ -171,7 +171,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       return json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' })
     })
   }
-  app.get('/api/versions', () => json(200, versionCatalog(), { 'Cache-Control': 'public, max-age=300' }))
+  app.get('/api/versions', () =>
+    json(200, versionCatalog(schema), { 'Cache-Control': 'public, max-age=300' }),
+  )
   mountHealth(app, store, () => draining, redis)
   mountDocs(app)
   mountServiceIndex(app)

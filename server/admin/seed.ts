@@ -1,15 +1,13 @@
-import { comments } from '../../shared/resources/comments.ts'
 import type { Resource } from '../../shared/resources/index.ts'
-import { lineItems } from '../../shared/resources/line-items.ts'
-import { orders } from '../../shared/resources/orders.ts'
-import { posts } from '../../shared/resources/posts.ts'
-import { products } from '../../shared/resources/products.ts'
 import type { ParentRef } from '../resources/context.ts'
 import { prepareCreate } from '../resources/writes.ts'
 import type { Tx } from '../store/store.ts'
 import type { Entity } from '../store/types.ts'
 import { systemPrincipal } from './system.ts'
 import { AdminConflictError, adminEngine, createUser } from './users.ts'
+
+/** The built-in example's collections the demo records belong to. */
+const DEMO_COLLECTIONS = ['products', 'orders', 'line-items', 'posts', 'comments'] as const
 
 /** Demo logins. Fixed so that the README's tour can name them; only for demo databases. */
 export const DEMO_USERS = [
@@ -55,6 +53,16 @@ export async function seed(store: Tx): Promise<SeedResult> {
   const orgs = [await store.orgs.create('Acme'), await store.orgs.create('Globex')]
   const userIds = new Map<string, string>()
   for (const user of DEMO_USERS) userIds.set(user.email, (await createUser(store, user)).id)
+  // Demo records are the built-in example's: a schema of one's own gets the organizations and users.
+  const demo = DEMO_COLLECTIONS.map((name) => store.schema.byName(name))
+  if (demo.some((r) => r === undefined)) return { created: true, orgs, users: [...DEMO_USERS] }
+  const [products, orders, lineItems, posts, comments] = demo as [
+    Resource,
+    Resource,
+    Resource,
+    Resource,
+    Resource,
+  ]
   await store.transaction(async (tx) => {
     const engine = adminEngine(tx)
     for (const [n, org] of orgs.entries()) {

@@ -10,10 +10,10 @@ export type Json = Record<string, unknown>
  * OpenAPI schemas, for the resources it names.
  */
 export interface VersionChange {
-  /** One line for CHANGELOG.md and GET /api/versions. */
-  description: string
-  /** The resources it changes, each with the base fields whose JSON it changes. */
-  fields: Readonly<Record<string, readonly string[]>>
+  /** One line for CHANGELOG.md and GET /api/versions, naming the resources it changes. */
+  description: (changed: readonly Resource[]) => string
+  /** The base fields of a resource whose JSON it changes; none when it leaves the resource alone. */
+  fields: (resource: Resource) => readonly string[]
   /** A request body in this version's shape -> the base shape; problems are 422 details. */
   request: (resource: Resource, body: Json, problems: ErrorDetail[]) => Json
   /** A record in the base shape -> this version's shape. */

@@ -2,8 +2,12 @@ import type { ErrorDetail } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Json, VersionChange } from './change.ts'
 
-/** The field that becomes a money object, per resource; its currency comes from `currency`. */
-const MONEY_FIELDS: Record<string, string> = { orders: 'amount', products: 'price' }
+/** A resource's amount that becomes a money object, and the field its currency comes from. */
+function moneyOf(resource: Resource): { field: string; currency: string } | undefined {
+  for (const [field, declared] of Object.entries(resource.fields))
+    if (declared.currencyField) return { field, currency: declared.currencyField }
+  return undefined
+}
 
 const MONEY_SCHEMA = {
   type: 'object',
@@ -17,24 +21,26 @@ const MONEY_SCHEMA = {
 
 /**
  * v2: an amount travels with its currency, as one object (`"amount": {"value": 1200, "currency":
- * "EUR"}`), so no client can read or write a number without the currency it is in. The separate
- * `currency` field is gone from orders and products.
+ * "EUR"}`), so no client can read or write a number without the currency it is in. An integer field
+ * declared with `currencyField` is such an amount (the example's orders.amount and products.price);
+ * its currency field is gone from the record.
  */
 export const moneyObjects: VersionChange = {
-  description:
-    'orders.amount and products.price are money objects {value, currency}; the separate currency field is removed',
-  fields: Object.fromEntries(
-    Object.entries(MONEY_FIELDS).map(([name, field]) => [name, [field, 'currency']]),
-  ),
+  description: (resources) =>
+    `${resources.map((r) => `${r.name}.${moneyOf(r)!.field}`).join(' and ') || 'amounts with a currencyField'} are money objects {value, currency}; the separate currency field is removed`,
+  fields: (resource) => {
+    const money = moneyOf(resource)
+    return money ? [money.field, money.currency] : []
+  },
   request: (resource: Resource, body: Json, problems: ErrorDetail[]) => {
-    const field = MONEY_FIELDS[resource.name]!
+    const { field, currency: currencyField } = moneyOf(resource)!
     const out: Json = { ...body }
-    if ('currency' in out) {
+    if (currencyField in out) {
       problems.push({
-        field: 'currency',
+        field: currencyField,
         message: `is part of ${field} in v2 ({"value": ..., "currency": ...})`,
       })
-      delete out.currency
+      delete out[currencyField]
     }
     if (!(field in body)) return out
     const money = body[field]
@@ -48,33 +54,33 @@ export const moneyObjects: VersionChange = {
     if (value === undefined) problems.push({ field: `${field}.value`, message: 'is required' })
     if (currency === undefined) problems.push({ field: `${field}.currency`, message: 'is required' })
     out[field] = value
-    out.currency = currency
+    out[currencyField] = currency
     return out
   },
   response: (resource: Resource, record: Json) => {
-    const field = MONEY_FIELDS[resource.name]!
+    const { field, currency: currencyField } = moneyOf(resource)!
     if (!(field in record)) return record
-    const { currency, ...rest } = record
+    const { [currencyField]: currency, ...rest } = record
     return { ...rest, [field]: { value: record[field], currency } }
   },
   // The engine checks `amount` and `currency` apart; in v2 they are one object. Without it in the
   // body both are missing, and the object is what to ask for; with it, each is one of its members.
   details: (resource: Resource, details: readonly ErrorDetail[], body: Json) => {
-    const field = MONEY_FIELDS[resource.name]!
+    const { field, currency: currencyField } = moneyOf(resource)!
     const whole = !(field in body)
     return details.map(({ field: name, message }) => {
       if (name === field) return { field: whole ? field : `${field}.value`, message }
-      if (name === 'currency') return { field: whole ? field : `${field}.currency`, message }
+      if (name === currencyField) return { field: whole ? field : `${field}.currency`, message }
       return { field: name, message }
     })
   },
   schema: (resource: Resource, schema: Json) => {
-    const field = MONEY_FIELDS[resource.name]!
+    const { field, currency: currencyField } = moneyOf(resource)!
     const properties = { ...(schema.properties as Json) }
-    delete properties.currency
+    delete properties[currencyField]
     properties[field] = MONEY_SCHEMA
     const required = Array.isArray(schema.required)
-      ? (schema.required as string[]).filter((r) => r !== 'currency')
+      ? (schema.required as string[]).filter((r) => r !== currencyField)
       : undefined
     return { ...schema, properties, ...(required ? { required } : {}) }
   },

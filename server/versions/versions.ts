@@ -38,7 +38,7 @@ const V2: ApiVersion = {
 
 export const VERSIONS: readonly ApiVersion[] = [V1, V2]
 
-const applies = (change: VersionChange, resource: Resource) => Object.hasOwn(change.fields, resource.name)
+const applies = (change: VersionChange, resource: Resource) => change.fields(resource).length > 0
 
 /** The version whose prefix a path starts with (`/api/v2/orders` -> v2). Every request asks. */
 export function versionOfPath(path: string): ApiVersion | undefined {
@@ -119,23 +119,27 @@ function reshaped(version: ApiVersion, resource: Resource, record: Json): Json {
 /** The base fields whose JSON the version changes for a resource (`amount`, `currency` in v2). */
 export function changedFields(version: ApiVersion, resource: Resource): Set<string> {
   const fields = new Set<string>()
-  for (const change of version.changes) for (const f of change.fields[resource.name] ?? []) fields.add(f)
+  for (const change of version.changes) for (const f of change.fields(resource)) fields.add(f)
   return fields
 }
 
-const names = new Map<string, readonly string[]>()
+const names = new WeakMap<Resource, Map<string, readonly string[]>>()
 
 /** The JSON field names of a record in the version (`id` first, the timestamps last): what `fields` may name. */
 function fieldNames(version: ApiVersion, resource: Resource): readonly string[] {
-  const key = `${version.name}:${resource.name}`
-  let known = names.get(key)
+  let byVersion = names.get(resource)
+  if (!byVersion) {
+    byVersion = new Map()
+    names.set(resource, byVersion)
+  }
+  let known = byVersion.get(version.name)
   if (!known) {
     const sample: Json = { id: null }
     for (const name of resource.presented) sample[name] = null
     sample.createdAt = null
     sample.updatedAt = null
     known = Object.keys(reshaped(version, resource, sample))
-    names.set(key, known)
+    byVersion.set(version.name, known)
   }
   return known
 }
@@ -225,7 +229,7 @@ export function addDeprecationHeaders(headers: Headers, version: ApiVersion, pat
 }
 
 /** The body of `GET /api/versions`: every live version, its status, dates and changes from the base. */
-export function versionCatalog(): Json {
+export function versionCatalog(schema: Schema): Json {
   return {
     data: VERSIONS.map((v) => ({
       version: v.name,
@@ -235,7 +239,10 @@ export function versionCatalog(): Json {
       deprecatedAt: v.deprecatedAt ?? null,
       sunset: v.sunsetAt ?? null,
       openapi: `${v.prefix}/openapi.json`,
-      changes: v.changes.map((c) => ({ description: c.description, resources: Object.keys(c.fields) })),
+      changes: v.changes.map((c) => {
+        const changed = schema.resources.filter((r) => applies(c, r))
+        return { description: c.description(changed), resources: changed.map((r) => r.name) }
+      }),
     })),
   }
 }

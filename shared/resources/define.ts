@@ -37,6 +37,15 @@ export interface ResourceInput {
    * on every change appending an event (server/http/response-cache.ts).
    */
   changedWithoutEvents?: boolean
+  /**
+   * The service's own (users, events, webhook endpoints and their deliveries): always served, its
+   * table made by the service's migrations; a schema file declares the others.
+   */
+  service?: boolean
+  /** What the collection holds, in a sentence (OpenAPI's and GraphQL's description). */
+  description?: string
+  /** The collection's name in the previous schema, whose records it keeps. */
+  renamedFrom?: string
 }
 
 /**
@@ -44,7 +53,7 @@ export interface ResourceInput {
  * one of `from`, and answers 409 naming the current state otherwise. An action without `field` is
  * the server's own (a webhook endpoint's `rotate-secret`): `effect` says what it does.
  */
-interface ActionInput {
+export interface ActionInput {
   /** The field that holds the record's state (`status`, `published`). */
   field?: string
   /** The states the action may start from. */
@@ -67,8 +76,23 @@ export interface Action extends ActionInput {
 /** A resource declaration: the single source of truth routes, SQL, GraphQL and the CLI derive from. */
 export interface Resource
   extends Required<
-    Omit<ResourceInput, 'parent' | 'actions' | 'scopesOf' | 'table' | 'revealed' | 'changedWithoutEvents'>
+    Omit<
+      ResourceInput,
+      | 'parent'
+      | 'actions'
+      | 'scopesOf'
+      | 'table'
+      | 'revealed'
+      | 'changedWithoutEvents'
+      | 'service'
+      | 'description'
+      | 'renamedFrom'
+    >
   > {
+  /** The service's own: its table comes from the service's migrations, not from a schema file. */
+  service: boolean
+  description?: string
+  renamedFrom?: string
   /** Reads of it may be kept by the response cache (every change appends an event). */
   cacheable: boolean
   /** The keys of a record as clients see it, in order: fields, with each object at its first member's place. */
@@ -146,17 +170,22 @@ export function defineResource(input: ResourceInput): Resource {
   for (const [name, description] of Object.entries(revealed))
     properties[name] = Type.Optional(Type.String({ description }))
   const guard = input.scopesOf ?? input.name
-  const { scopesOf: _, revealed: __, changedWithoutEvents, ...rest } = input
+  const { scopesOf: _, revealed: __, changedWithoutEvents, service, ...rest } = input
   return {
     writable: true,
     ...rest,
+    service: service ?? false,
     cacheable: !changedWithoutEvents,
     objects,
     presented,
     revealed,
     table: input.table ?? snakeCase(input.name.replace(/-/g, '_')),
     scopes: { read: `read:${guard}`, write: `write:${guard}`, delete: `delete:${guard}` },
-    schema: Type.Object(properties, { additionalProperties: false, title: input.singular }),
+    schema: Type.Object(properties, {
+      additionalProperties: false,
+      title: input.singular,
+      ...(input.description ? { description: input.description } : {}),
+    }),
     writableFields: names.filter((n) => !fields[n]!.readOnly),
     filterable: names.filter((n) => fields[n]!.filter !== undefined),
     sortable: ['createdAt', 'updatedAt', ...names.filter((n) => fields[n]!.sort)],

@@ -19,6 +19,7 @@ export const events = defineResource({
   name: 'events',
   singular: 'event',
   prefix: 'evt',
+  service: true,
   writable: false,
   fields: {
     type: text({ readOnly: true, filter: 'eq', sort: true }),

@@ -4,6 +4,32 @@ import '../formats.ts'
 /** How a field is stored and converted between JSON and SQLite. */
 export type FieldKind = 'text' | 'integer' | 'boolean' | 'enum' | 'reference' | 'json' | 'timestamp'
 
+/** A field's type as a schema file names it: the kinds, and `list` (a list of strings, stored as JSON). */
+export type FieldType = Exclude<FieldKind, 'json'> | 'json' | 'list'
+
+/**
+ * A field as a schema file declares it (docs/schema.md): its type, the type's limits and every
+ * option, each present only when given. Every field keeps the declaration it was made from, so
+ * the schema in force can be printed, recorded in the database and compared with the next one.
+ */
+export interface FieldDeclaration extends FieldOptions {
+  type: FieldType
+  /** text: shortest and longest length; integer: smallest and largest value. */
+  min?: number
+  max?: number
+  /** text: `email`, `uri`, `currency` (ISO 4217) or `country` (ISO 3166-1 alpha-2). */
+  format?: string
+  /** enum: the values, in order. */
+  values?: readonly string[]
+  /** reference: the collection whose record this field points at. */
+  to?: string
+  /** list: most items, longest item. */
+  maxItems?: number
+  maxLength?: number
+  /** The field's name in the previous schema, whose values it keeps. */
+  renamedFrom?: string
+}
+
 /** Filters a field accepts as query parameters: `field=` and/or `field_gte=`/`field_lte=`. */
 export type FilterKind = 'eq' | 'range' | 'eq+range'
 
@@ -38,6 +64,13 @@ export interface Field {
   privileged: boolean
   /** Enum values, for `enum` fields. */
   values?: readonly string[]
+  /**
+   * An integer amount whose currency is this other field: in v2 the two are one money object,
+   * `{"value": 1200, "currency": "EUR"}` (server/versions/money.ts).
+   */
+  currencyField?: string
+  /** The declaration it was made from. */
+  declaration: FieldDeclaration
 }
 
 interface FieldOptions {
@@ -51,13 +84,30 @@ interface FieldOptions {
   unique?: boolean
   defaultToCaller?: boolean
   privileged?: boolean
+  currencyField?: string
+  description?: string
+  renamedFrom?: string
 }
 
-function field(kind: FieldKind, schema: TSchema, options: FieldOptions, extra: Partial<Field> = {}): Field {
+/** The declaration's own keys, in a stable order, each only when given. */
+function declared(type: FieldType, limits: Omit<FieldDeclaration, 'type'>): FieldDeclaration {
+  const out: FieldDeclaration = { type }
+  for (const [key, value] of Object.entries(limits))
+    if (value !== undefined) Object.assign(out, { [key]: value })
+  return out
+}
+
+function field(
+  kind: FieldKind,
+  schema: TSchema,
+  options: FieldOptions,
+  declaration: FieldDeclaration,
+  extra: Partial<Field> = {},
+): Field {
   const hasDefault = options.default !== undefined
   return {
     kind,
-    schema,
+    schema: options.description ? { ...schema, description: options.description } : schema,
     required: options.required ?? (!options.nullable && !hasDefault && !options.readOnly),
     nullable: options.nullable ?? false,
     default: options.default ?? (options.nullable ? null : undefined),
@@ -68,6 +118,8 @@ function field(kind: FieldKind, schema: TSchema, options: FieldOptions, extra: P
     unique: options.unique ?? false,
     defaultToCaller: options.defaultToCaller ?? false,
     privileged: options.privileged ?? false,
+    currencyField: options.currencyField,
+    declaration,
     ...extra,
   }
 }
@@ -77,6 +129,7 @@ export const text = (options: FieldOptions & { max?: number; min?: number; forma
     'text',
     Type.String({ minLength: options.min ?? 1, maxLength: options.max ?? 200, format: options.format }),
     options,
+    declared('text', options),
   )
 
 export const integer = (options: FieldOptions & { min?: number; max?: number } = {}) =>
@@ -84,19 +137,35 @@ export const integer = (options: FieldOptions & { min?: number; max?: number } =
     'integer',
     Type.Integer({ minimum: options.min ?? 0, maximum: options.max ?? Number.MAX_SAFE_INTEGER }),
     options,
+    declared('integer', options),
   )
 
-export const boolean = (options: FieldOptions = {}) => field('boolean', Type.Boolean(), options)
+export const boolean = (options: FieldOptions = {}) =>
+  field('boolean', Type.Boolean(), options, declared('boolean', options))
 
 export const enumeration = <const V extends readonly string[]>(values: V, options: FieldOptions = {}) =>
-  field('enum', Type.Union(values.map((v) => Type.Literal(v))), options, { values })
+  field(
+    'enum',
+    Type.Union(values.map((v) => Type.Literal(v))),
+    options,
+    declared('enum', { values, ...options }),
+    {
+      values,
+    },
+  )
 
+/** A reference to a record of `collection`, whose ids start with `prefix`. */
 export const reference = (collection: string, prefix: string, options: FieldOptions = {}) =>
-  field('reference', Type.String({ pattern: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$` }), options, {
-    references: collection,
-  })
+  field(
+    'reference',
+    Type.String({ pattern: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$` }),
+    options,
+    declared('reference', { to: collection, ...options }),
+    { references: collection },
+  )
 
-export const json = (options: FieldOptions = {}) => field('json', Type.Unknown(), options)
+export const json = (options: FieldOptions = {}) =>
+  field('json', Type.Unknown(), options, declared('json', options))
 
 /** A list of strings, stored as JSON (a webhook endpoint's `eventTypes`). */
 export const list = (options: FieldOptions & { maxItems?: number; maxLength?: number } = {}) =>
@@ -107,7 +176,8 @@ export const list = (options: FieldOptions & { maxItems?: number; maxLength?: nu
       uniqueItems: true,
     }),
     options,
+    declared('list', options),
   )
 
 export const timestamp = (options: FieldOptions = {}) =>
-  field('timestamp', Type.String({ format: 'date-time' }), options)
+  field('timestamp', Type.String({ format: 'date-time' }), options, declared('timestamp', options))

@@ -1,36 +1,18 @@
-import { createSchema, type Schema } from '../schema/schema.ts'
-import { addresses } from './addresses.ts'
-import { comments } from './comments.ts'
+import shop from '../example/shop.schema.json' with { type: 'json' }
+import { type SchemaDeclaration, schemaFromDeclaration } from '../schema/declaration.ts'
+import type { Schema } from '../schema/schema.ts'
 import type { Action, Resource } from './define.ts'
-import { events } from './events.ts'
-import { lineItems } from './line-items.ts'
-import { orders } from './orders.ts'
-import { posts } from './posts.ts'
-import { products } from './products.ts'
-import { users } from './users.ts'
-import { deliveries, webhookEndpoints } from './webhook-endpoints.ts'
 
 export type { Action, Resource } from './define.ts'
 export type { Field } from './fields.ts'
 
 /**
- * The built-in example (a shop), served when no schema file is given; built anew on each call,
- * so an entry point builds it once and hands it down.
+ * The built-in example (a shop, shared/example/shop.schema.json), served when no schema file is
+ * given; built anew on each call, so an entry point builds it once and hands it down.
  */
 export function exampleSchema(): Schema {
-  // In dependency order: parents and referenced ones first.
-  return createSchema([
-    users,
-    addresses,
-    products,
-    orders,
-    lineItems,
-    posts,
-    comments,
-    events,
-    webhookEndpoints,
-    deliveries,
-  ])
+  // The file is a schema file like any other; test/schema/example.test.ts checks it as one.
+  return schemaFromDeclaration(shop as SchemaDeclaration)
 }
 
 /** The action of a resource with this name. */

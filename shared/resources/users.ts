@@ -7,6 +7,7 @@ export const users = defineResource({
   name: 'users',
   singular: 'user',
   prefix: 'usr',
+  service: true,
   fields: {
     name: text({ max: 200, sort: true, search: true }),
     email: text({ max: 254, format: 'email', filter: 'eq', sort: true, search: true, unique: true }),

@@ -11,6 +11,7 @@ export const webhookEndpoints = defineResource({
   name: 'webhook-endpoints',
   singular: 'webhookEndpoint',
   prefix: 'whe',
+  service: true,
   fields: {
     url: text({ max: 2000, format: 'uri', filter: 'eq' }),
     description: text({ max: 500, nullable: true }),
@@ -45,6 +46,7 @@ export const deliveries = defineResource({
   name: 'deliveries',
   singular: 'delivery',
   prefix: 'whd',
+  service: true,
   parent: { collection: 'webhook-endpoints', field: 'endpointId' },
   writable: false,
   scopesOf: 'webhook-endpoints',

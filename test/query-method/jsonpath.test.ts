@@ -209,7 +209,7 @@ describe('the time budget of a QUERY', () => {
     const { parseQuery, runQuery, QUERY_TIME_BUDGET_MS } = await import('../../server/query/run.ts')
     const { CursorCodec } = await import('../../server/resources/cursor.ts')
     const { ApiError } = await import('../../shared/errors.ts')
-    const { orders: resource } = await import('../../shared/resources/orders.ts')
+    const resource = SCHEMA.byName('orders')!
     // A clock that jumps past the budget on every reading, as a slow evaluation would.
     let now = Date.now()
     const engine = {

@@ -10,7 +10,10 @@ import {
 } from '../../shared/query/filter-expression.ts'
 import type { Comparison, Condition } from '../../shared/query/types.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
-import { ORDER_STATUSES, orders } from '../../shared/resources/orders.ts'
+import { example, valuesOf } from '../support/example.ts'
+
+const ORDER_STATUSES = valuesOf('orders', 'status')
+const orders = example('orders')
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()

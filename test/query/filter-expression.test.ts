@@ -9,12 +9,14 @@ import {
   parseFilterExpression,
 } from '../../shared/query/filter-expression.ts'
 import type { Comparison, Condition } from '../../shared/query/types.ts'
-import { addresses } from '../../shared/resources/addresses.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
-import { orders } from '../../shared/resources/orders.ts'
-import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
+import { example } from '../support/example.ts'
+
+const addresses = example('addresses')
+const orders = example('orders')
+const products = example('products')
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { parseListParams } from '../../shared/query/list-params.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
-import { orders as ordersResource } from '../../shared/resources/orders.ts'
 import { createOrder, createProduct, createUser, type Entity, readJson } from '../rest/fixtures.ts'
+import { example } from '../support/example.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { expectBadParam, followNext, ids, list, newestFirst, sortedBy } from './helpers.ts'
+
+const ordersResource = example('orders')
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()

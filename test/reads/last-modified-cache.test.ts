@@ -4,8 +4,10 @@ import { adminEngine } from '../../server/admin/users.ts'
 import { createRecord } from '../../server/resources/writes.ts'
 import { OTHERS_POLL_MS } from '../../server/store/change-stamp.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
-import { products } from '../../shared/resources/products.ts'
+import { example } from '../support/example.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
+
+const products = example('products')
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { ORDER_STATUSES } from '../../shared/resources/orders.ts'
 import { createLineItem, createOrder, createProduct, createUser, type Entity } from '../rest/fixtures.ts'
+import { valuesOf } from '../support/example.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import {
   expectBadParam,
@@ -13,6 +13,8 @@ import {
   sortKeys,
   walkPages,
 } from './helpers.ts'
+
+const ORDER_STATUSES = valuesOf('orders', 'status')
 
 let server: TestServer
 let acme: Tenant

@@ -5,11 +5,13 @@ import { filterParams, parseListParams } from '../../shared/query/list-params.ts
 import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
 import { events } from '../../shared/resources/events.ts'
 import { exampleSchema, type Resource } from '../../shared/resources/index.ts'
-import { orders } from '../../shared/resources/orders.ts'
-import { products } from '../../shared/resources/products.ts'
 import { createOrder, createPost, createProduct, createUser, readJson } from '../rest/fixtures.ts'
+import { example } from '../support/example.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { clientOf, list } from './helpers.ts'
+
+const orders = example('orders')
+const products = example('products')
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { ORDER_STATUSES } from '../../shared/resources/orders.ts'
 import { createOrder, createProduct, createUser, type Entity, readJson } from '../rest/fixtures.ts'
+import { valuesOf } from '../support/example.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { expectBadParam, followNext, ids, list, sortedBy, sortKeys } from './helpers.ts'
+
+const ORDER_STATUSES = valuesOf('orders', 'status')
 
 let server: TestServer
 let acme: Tenant

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { ORDER_STATUSES } from '../../shared/resources/orders.ts'
+import { valuesOf } from '../support/example.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { createOrder, createPost, type Entity, expectError, readJson } from './fixtures.ts'
+
+const ORDER_STATUSES = valuesOf('orders', 'status')
 
 let server: TestServer
 let acme: Tenant

@@ -17,9 +17,11 @@ import { openStore } from '../../server/store/open.ts'
 import type { Store, Tx } from '../../server/store/store.ts'
 import type { Entity } from '../../server/store/types.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
-import { orders } from '../../shared/resources/orders.ts'
-import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
+import { example } from '../support/example.ts'
+
+const orders = example('orders')
+const products = example('products')
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()

@@ -5,8 +5,10 @@ import { type Dialect, MAX_SEARCH_TERMS, Params } from '../../server/store/diale
 import { POSTGRES, tsQuery } from '../../server/store/postgres/dialect.ts'
 import { ftsMatch, SQLITE } from '../../server/store/sqlite/dialect.ts'
 import type { Condition } from '../../shared/query/types.ts'
-import { orders } from '../../shared/resources/orders.ts'
-import { products } from '../../shared/resources/products.ts'
+import { example } from '../support/example.ts'
+
+const orders = example('orders')
+const products = example('products')
 
 /** The SQL of a condition and what it binds, in one dialect. */
 function compiled(dialect: Dialect, condition: Condition) {

@@ -10,12 +10,14 @@ import { newId } from '../../shared/ids.ts'
 import type { Condition } from '../../shared/query/types.ts'
 import { events } from '../../shared/resources/events.ts'
 import { actionOf, exampleSchema } from '../../shared/resources/index.ts'
-import { orders } from '../../shared/resources/orders.ts'
-import { posts } from '../../shared/resources/posts.ts'
-import { products } from '../../shared/resources/products.ts'
 import { users } from '../../shared/resources/users.ts'
 import { isoNow } from '../../shared/time.ts'
+import { example } from '../support/example.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.ts'
+
+const orders = example('orders')
+const posts = example('posts')
+const products = example('products')
 
 /**
  * One contract, every backend: what the engine relies on from the store, run against SQLite and,
