@@ -40,8 +40,7 @@ function searchEquality(schema: Schema): Equality | undefined {
 }
 
 /** A JSONPath segment naming a collection: `$.books`, `$['line-items']` (RFC 9535 §2.5.1.1). */
-const jsonPathMember = (name: string) =>
-  /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `.${name}` : `['${name}']`
+const jsonPathMember = (name: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `.${name}` : `['${name}']`)
 
 /** A collection's application/sql example. */
 export const sqlExample = (table: string) =>
