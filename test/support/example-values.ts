@@ -53,7 +53,7 @@ export function exampleValue(
 }
 
 /** A create body of `resource` with every field a client may send, the `n`-th of its kind. */
-function exampleRecord(
+export function exampleRecord(
   resource: Resource,
   n: number,
   idOf: (collection: string) => string,
@@ -66,10 +66,11 @@ function exampleRecord(
 
 /**
  * Records of any collection of `schema` made through the API (v1, whose bodies are the declared
- * fields as they are) for `tenant`: what a record references, and its parent, are made first.
+ * fields as they are) for `tenant`: what a record references, and its parent, are made first, or
+ * taken from `existing` (an id by collection).
  */
-export function fixtures(schema: Schema, tenant: Tenant) {
-  const made = new Map<string, string>()
+export function fixtures(schema: Schema, tenant: Tenant, existing: Record<string, string> = {}) {
+  const made = new Map<string, string>(Object.entries(existing))
   let n = 0
   const idOf = async (collection: string): Promise<string> =>
     made.get(collection) ?? String((await create(collection)).id)
