@@ -23,7 +23,6 @@ import { users } from '../resources/users.ts'
 import { deliveries, webhookEndpoints } from '../resources/webhook-endpoints.ts'
 import { createSchema, type Schema } from './schema.ts'
 
-
 /** A state change (`lend`: `status` from `available` to `lent`). */
 type ActionDeclaration = Required<Pick<ActionInput, 'field' | 'from' | 'to' | 'past' | 'summary'>>
 
@@ -47,7 +46,7 @@ export interface SchemaDeclaration {
 export const SERVICE_RESOURCES: readonly Resource[] = [users, events, webhookEndpoints, deliveries]
 
 /** The field a declaration describes; `prefixOf` gives the id prefix of a referenced collection. */
-function fieldFromDeclaration(
+export function fieldFromDeclaration(
   declaration: FieldDeclaration,
   prefixOf: (collection: string) => string,
 ): Field {
