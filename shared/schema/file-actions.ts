@@ -54,7 +54,7 @@ export function actionProblems(
       if (!states.includes(state))
         problems.push(`${at(...keys)}: ${JSON.stringify(state)} is not a state of ${action.field}`)
     }
-    action.from.forEach((state, i) => notAState(state, 'from', i))
+    for (const [i, state] of action.from.entries()) notAState(state, 'from', i)
     notAState(action.to, 'to')
     if (action.from.includes(action.to))
       problems.push(`${at('from')}: it must start only from states other than ${JSON.stringify(action.to)}`)
