@@ -79,7 +79,7 @@ export function readSchemaFile(path: string): SchemaFileResult {
         : code === 'EISDIR'
           ? 'a directory, not a file'
           : (error as Error).message
-    return { problems: [`${path}: ${reason}`] }
+    return { problems: [`(the file): ${reason}`] }
   }
   return checkSchemaText(text, isYaml(path))
 }
