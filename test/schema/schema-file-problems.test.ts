@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import library from './files/library.json' with { type: 'json' }
 import { runAdmin } from '../admin/run.ts'
+import library from './files/library.json' with { type: 'json' }
 
 const dir = mkdtempSync(join(tmpdir(), 'api-schema-file-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
