@@ -14,7 +14,7 @@ import { unknownAction } from './command-line.ts'
 import starter from './starter.schema.json' with { type: 'json' }
 
 /** Where editors find the JSON Schema: beside the schema file, as `init` writes it. */
-export const JSON_SCHEMA_FILE = 'api-schema.schema.json'
+const JSON_SCHEMA_FILE = 'api-schema.schema.json'
 
 const DEFAULT_FILE = 'api.schema.json'
 

@@ -127,7 +127,7 @@ const FIELD_SHAPES: Record<FieldType, TObject> = {
 }
 
 /** Every field type, in the order docs/schema.md lists them. */
-export const FIELD_TYPES = Object.keys(FIELD_SHAPES) as FieldType[]
+const FIELD_TYPES = Object.keys(FIELD_SHAPES) as FieldType[]
 
 /** An object of named entries of `entry`, which may also carry a `$comment`. */
 const named = (entry: TSchema, description: string) =>

@@ -8,7 +8,7 @@ import type { SchemaDeclaration } from './declaration.ts'
 import { declarationProblems } from './file-checks.ts'
 import { shapeProblems } from './file-shape.ts'
 
-export type SchemaFileResult = { declaration: SchemaDeclaration } | { problems: string[] }
+type SchemaFileResult = { declaration: SchemaDeclaration } | { problems: string[] }
 
 const isYaml = (path: string) => /\.ya?ml$/i.test(path)
 
@@ -56,7 +56,7 @@ function withoutComments(file: Record<string, unknown>): SchemaDeclaration {
 }
 
 /** Checks a schema file's text; `yaml` when it is YAML. */
-export function checkSchemaText(text: string, yaml = false): SchemaFileResult {
+function checkSchemaText(text: string, yaml = false): SchemaFileResult {
   const parsed = parse(text, yaml)
   if ('problem' in parsed) return { problems: [parsed.problem] }
   const shape = shapeProblems(parsed.value)
