@@ -121,6 +121,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   // The resources served and kept: `--schema FILE`/`API_SCHEMA`, or the built-in example. Read once,
   // before the command runs, so a bad file stops it before anything is touched.
   let given: Schema | undefined
+  let schemaFile: string | undefined
   const schema = (): Schema => {
     given ??= exampleSchema()
     return given
@@ -284,6 +285,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         // A PostgreSQL URL is shown without its password: the hint names where, not how to log in.
         db: describeLocation(db),
         defaultDb: db === DEFAULT_DB,
+        schema: schemaFile,
         hasOrg: await server.hasOrganization(),
         production: Boolean(options.production),
       }
@@ -380,8 +382,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     // `init` and the JSON Schema need no schema in force; every other command reads it first.
     const command = cli.matchedCommandName
     const needsSchema = command !== 'init' && (command !== 'schema' || cli.args[0] === 'print')
-    if (file !== undefined && needsSchema && !cli.options.help)
+    if (file !== undefined && needsSchema && !cli.options.help) {
       given = schemaFromDeclaration(checkedDeclaration(file))
+      schemaFile = file
+    }
     await cli.runMatchedCommand()
   } catch (error) {
     console.info = info

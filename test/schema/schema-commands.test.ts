@@ -72,6 +72,16 @@ describe('api-server init', () => {
   })
 })
 
+describe('api-server serve --schema on a database with no organization', () => {
+  it("names the schema file in the admin steps it prints, so a client gets the schema's scopes", async () => {
+    const db = join(dir, 'hint.db')
+    const server = await startServe(['--port', '0', '--db', db, '--schema', LIBRARY])
+    expect(await server.stop()).toBe(0)
+    for (const step of ['org create --name', 'user create --org', 'client create --name', 'seed'])
+      expect(server.stderr()).toContain(`npm run -s api-server -- --db ${db} --schema ${LIBRARY} ${step}`)
+  })
+})
+
 describe('api-server schema', () => {
   it('json-schema prints docs/api-schema.schema.json as published', async () => {
     const printed = await runAdmin(['schema', 'json-schema'], null)
