@@ -25,6 +25,8 @@ const LIST_PARAMS = new Set<string>([
   'q',
   'search',
   'confirm',
+  // GraphQL's name for limit.
+  'first',
   'group_by',
   'aggregate',
   'created_after',
@@ -123,9 +125,30 @@ function defaultProblems(at: (key: string) => string, field: FieldDeclaration, i
   return [`${at('default')}: ${JSON.stringify(field.default)} is not a value of this field (${reason})`]
 }
 
+/** Two fields whose filters give one query parameter (`pages` with a range, and `pagesGte`). */
+function parameterClashes(collection: string, fields: Record<string, FieldDeclaration>): string[] {
+  const problems: string[] = []
+  const owners = new Map<string, string>()
+  for (const [name, field] of Object.entries(fields)) {
+    for (const param of filterParams(name, field)) {
+      const owner = owners.get(param)
+      if (owner)
+        problems.push(
+          `${place('resources', collection, 'fields', name, 'filter')}: its query parameter ${param} is also the filter of ${owner}`,
+        )
+      else owners.set(param, name)
+    }
+  }
+  return problems
+}
+
 /** Every problem of a collection's fields. */
 export function fieldProblems(collection: string, resource: ResourceDeclaration, index: FileIndex): string[] {
   const problems: string[] = []
+  // GraphQL's create, update and replace inputs cannot be empty, nor is a record a client cannot fill.
+  if (!Object.values(resource.fields).some((f) => !f.readOnly))
+    problems.push(`${place('resources', collection, 'fields')}: declares no field a client may write`)
+  problems.push(...parameterClashes(collection, resource.fields))
   for (const [name, field] of Object.entries(resource.fields)) {
     if (name === '$comment') continue
     const at = (key: string) => place('resources', collection, 'fields', name, ...(key ? [key] : []))

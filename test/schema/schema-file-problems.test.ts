@@ -256,14 +256,14 @@ const CASES: Case[] = [
   ...['users', 'events', 'webhook-endpoints', 'deliveries'].map((name) => ({
     name: `the service's own ${name}`,
     edit: (f: Loose) => {
-      f.resources[name] = { singular: 'thing', prefix: 'thg', fields: {} }
+      f.resources[name] = { singular: 'thing', prefix: 'thg', fields: { name: { type: 'text' } } }
     },
     lines: [`resources.${name}: ${name} is the service's own collection`],
   })),
   ...['search', 'openapi.json', 'batch', 'aggregates', 'versions'].map((name) => ({
     name: `the reserved ${name}`,
     edit: (f: Loose) => {
-      f.resources[name] = { singular: 'thing', prefix: 'thg', fields: {} }
+      f.resources[name] = { singular: 'thing', prefix: 'thg', fields: { name: { type: 'text' } } }
     },
     // A key with a dot is quoted, so the place reads as one key.
     lines: [
@@ -273,14 +273,14 @@ const CASES: Case[] = [
   {
     name: "a collection named like the service's tables",
     edit: (f) => {
-      f.resources.orgs = { singular: 'org', prefix: 'orx', fields: {} }
+      f.resources.orgs = { singular: 'org', prefix: 'orx', fields: { name: { type: 'text' } } }
     },
     lines: ["resources.orgs: orgs is reserved (the service's storage)"],
   },
   {
     name: 'a collection name that is not lowercase',
     edit: (f) => {
-      f.resources.Novels = { singular: 'novel', prefix: 'nov', fields: {} }
+      f.resources.Novels = { singular: 'novel', prefix: 'nov', fields: { name: { type: 'text' } } }
     },
     lines: [
       "resources.Novels: a collection's name is lowercase and plural, words joined by - (books, line-items)",
@@ -308,6 +308,33 @@ const CASES: Case[] = [
     lines: [
       'resources.books.fields.perPage.filter: its query parameter per_page is one every list already takes',
     ],
+  },
+  {
+    name: 'two filters giving one query parameter',
+    edit: (f) => {
+      f.resources.books.fields.pagesGte = { type: 'integer', filter: 'eq' }
+    },
+    lines: [
+      'resources.books.fields.pagesGte.filter: its query parameter pages_gte is also the filter of pages',
+    ],
+  },
+  {
+    name: "a filter named like GraphQL's first",
+    edit: (f) => {
+      f.resources.books.fields.first = { type: 'boolean', filter: 'eq' }
+    },
+    lines: ['resources.books.fields.first.filter: its query parameter first is one every list already takes'],
+  },
+  {
+    name: 'a collection with no field a client may write',
+    edit: (f) => {
+      f.resources.tags = {
+        singular: 'tag',
+        prefix: 'tag',
+        fields: { label: { type: 'text', readOnly: true, default: 'x' } },
+      }
+    },
+    lines: ['resources.tags.fields: declares no field a client may write'],
   },
   {
     name: 'an action naming a missing field',
@@ -349,14 +376,18 @@ const CASES: Case[] = [
   {
     name: "a GraphQL type of the service's",
     edit: (f) => {
-      f.resources.pages = { singular: 'pageInfo', prefix: 'pgi', fields: {} }
+      f.resources.pages = { singular: 'pageInfo', prefix: 'pgi', fields: { name: { type: 'text' } } }
     },
     lines: ['resources.pages.singular: gives the GraphQL type PageInfo, which the service has'],
   },
   {
     name: 'two collections giving one GraphQL type',
     edit: (f) => {
-      f.resources.listings = { singular: 'authorConnection', prefix: 'lst', fields: {} }
+      f.resources.listings = {
+        singular: 'authorConnection',
+        prefix: 'lst',
+        fields: { name: { type: 'text' } },
+      }
     },
     lines: ['resources.listings.singular: gives the GraphQL type AuthorConnection, which authors gives too'],
   },
@@ -419,6 +450,38 @@ const CASES: Case[] = [
     ],
   },
 ]
+
+/** The library with a note at every level a note may go, as a starter is commented. */
+const commented = edited((f) => {
+  f.$comment = 'the file'
+  f.resources.$comment = 'the collections'
+  f.resources.books.$comment = 'a collection'
+  f.resources.books.fields.$comment = 'the fields'
+  f.resources.books.fields.pages.$comment = 'a field'
+  f.resources.books.actions.$comment = 'the actions'
+  f.resources.books.actions.lend.$comment = 'an action'
+  f.resources.chapters.parent.$comment = 'the parent'
+  f.resources.books.description = 'Books on the shelves.'
+  f.resources.books.fields.title.description = 'As printed on the cover.'
+  f.resources.books.fields.notes = { type: 'json', nullable: true, default: { $comment: 'kept: a value' } }
+})
+
+describe('api-server with a good --schema file', () => {
+  for (const yaml of [false, true]) {
+    it(`accepts $comment and description where they may go, and leaves the notes out (${yaml ? 'YAML' : 'JSON'})`, async () => {
+      const file = join(dir, `commented.${yaml ? 'yml' : 'json'}`)
+      writeFileSync(file, yaml ? Bun.YAML.stringify(commented) : JSON.stringify(commented))
+      const run = await runAdmin(['schema', 'print', '--schema', file], null)
+      expect(run.stderr).toBe('')
+      expect(run.status).toBe(0)
+      expect(run.stdout).not.toContain('"the ')
+      const printed = JSON.parse(run.stdout)
+      expect(printed.resources.books.description).toBe('Books on the shelves.')
+      expect(printed.resources.books.fields.title.description).toBe('As printed on the cover.')
+      expect(printed.resources.books.fields.notes.default).toEqual({ $comment: 'kept: a value' })
+    })
+  }
+})
 
 describe('api-server with a bad --schema file', () => {
   for (const [i, c] of CASES.entries()) {
