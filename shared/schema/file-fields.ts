@@ -102,6 +102,10 @@ function optionProblems(
         `${at('currencyField')}: no text field ${JSON.stringify(field.currencyField)} of format currency`,
       )
   }
+  if (field.readOnly && field.required)
+    problems.push(`${at('required')}: a read-only field cannot be required (no client may send it)`)
+  if (field.required === false && !field.nullable && field.default === undefined && !field.readOnly)
+    problems.push(`${at('required')}: a field that may be left out needs a default or nullable: true`)
   if (field.readOnly && !field.nullable && field.default === undefined && !isParentField)
     problems.push(
       `${at('readOnly')}: a read-only field needs a default or nullable: true, or no record could be made`,

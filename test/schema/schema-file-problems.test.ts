@@ -310,6 +310,33 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'a read-only field that is required',
+    edit: (f) => {
+      f.resources.books.fields.shelf = { type: 'text', readOnly: true, required: true, default: 'a' }
+    },
+    lines: [
+      'resources.books.fields.shelf.required: a read-only field cannot be required (no client may send it)',
+    ],
+  },
+  {
+    name: 'a field that may be left out with nothing to hold',
+    edit: (f) => {
+      f.resources.books.fields.shelf = { type: 'text', required: false }
+    },
+    lines: [
+      'resources.books.fields.shelf.required: a field that may be left out needs a default or nullable: true',
+    ],
+  },
+  {
+    name: 'a read-only field with nothing to hold',
+    edit: (f) => {
+      f.resources.books.fields.shelf = { type: 'text', readOnly: true }
+    },
+    lines: [
+      'resources.books.fields.shelf.readOnly: a read-only field needs a default or nullable: true, or no record could be made',
+    ],
+  },
+  {
     name: 'two filters giving one query parameter',
     edit: (f) => {
       f.resources.books.fields.pagesGte = { type: 'integer', filter: 'eq' }
