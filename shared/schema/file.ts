@@ -7,12 +7,13 @@ import { readFileSync } from 'node:fs'
 import type { SchemaDeclaration } from './declaration.ts'
 import { declarationProblems } from './file-checks.ts'
 import { shapeProblems } from './file-shape.ts'
+import { jsonErrorAt } from './json-position.ts'
 
 type SchemaFileResult = { declaration: SchemaDeclaration } | { problems: string[] }
 
 const isYaml = (path: string) => /\.ya?ml$/i.test(path)
 
-/** The text's value, or the parser's reason. */
+/** The text's value, or the parser's reason (with the line and column, for JSON). */
 function parse(text: string, yaml: boolean): { value: unknown } | { problem: string } {
   try {
     return { value: yaml ? Bun.YAML.parse(text) : JSON.parse(text) }
@@ -22,7 +23,9 @@ function parse(text: string, yaml: boolean): { value: unknown } | { problem: str
       /^(JSON|YAML) Parse error: /,
       '',
     )
-    return { problem: `(the file): not valid ${yaml ? 'YAML' : 'JSON'}: ${reason}` }
+    const at = yaml ? undefined : jsonErrorAt(text)
+    const where = at ? ` at line ${at.line}, column ${at.column}` : ''
+    return { problem: `(the file): not valid ${yaml ? 'YAML' : 'JSON'}${where}: ${reason}` }
   }
 }
 
@@ -57,7 +60,8 @@ function withoutComments(file: Record<string, unknown>): SchemaDeclaration {
 
 /** Checks a schema file's text; `yaml` when it is YAML. */
 function checkSchemaText(text: string, yaml = false): SchemaFileResult {
-  const parsed = parse(text, yaml)
+  // An editor's byte order mark is no part of the JSON.
+  const parsed = parse(text.replace(/^\uFEFF/, ''), yaml)
   if ('problem' in parsed) return { problems: [parsed.problem] }
   const shape = shapeProblems(parsed.value)
   if (shape.length > 0) return { problems: shape }

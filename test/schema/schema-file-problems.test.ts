@@ -36,7 +36,12 @@ const CASES: Case[] = [
   {
     name: 'JSON that does not parse',
     text: '{"resources": {,}}',
-    lines: ["(the file): not valid JSON: Expected '}'"],
+    lines: ["(the file): not valid JSON at line 1, column 16: Expected '}'"],
+  },
+  {
+    name: 'JSON with a trailing comma, named by line and column',
+    text: '{\n  "resources": {\n    "books": {"singular": "book",},\n  }\n}\n',
+    lines: ['(the file): not valid JSON at line 3, column 34: Property name must be a string literal'],
   },
   {
     name: 'YAML that does not parse',
