@@ -47,23 +47,30 @@ export function jsonErrorAt(text: string): { line: number; column: number } | un
       else return expect(close)
     }
   }
-  const value = (): void => {
+  const member = () => {
     skip()
-    const char = text[i]
-    if (char === '{')
-      return members('}', () => {
-        skip()
-        string()
-        skip()
-        expect(':')
-        value()
-      })
-    if (char === '[') return members(']', value)
-    if (char === '"') return string()
-    for (const word of ['true', 'false', 'null']) if (text.startsWith(word, i)) return void (i += word.length)
+    string()
+    skip()
+    expect(':')
+    value()
+  }
+  const literal = () => {
+    const word = ['true', 'false', 'null'].find((w) => text.startsWith(w, i))
+    if (word) {
+      i += word.length
+      return
+    }
     NUMBER.lastIndex = i
     if (!NUMBER.test(text)) fail()
     i = NUMBER.lastIndex
+  }
+  function value(): void {
+    skip()
+    const char = text[i]
+    if (char === '{') members('}', member)
+    else if (char === '[') members(']', value)
+    else if (char === '"') string()
+    else literal()
   }
   try {
     value()
