@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import type { Resource } from '../../../shared/resources/index.ts'
 import type { Schema } from '../../../shared/schema/schema.ts'
+import { newCollectionStatements } from '../../schema/new-collections.ts'
 import { columnOf } from '../columns.ts'
 // Embedded as text so the compiled binary carries its migrations.
 import schema from './migrations/0001_schema.sql' with { type: 'text' }
@@ -43,6 +44,10 @@ export async function migratePostgres(sql: SQL, schema: Schema): Promise<number>
       await tx`INSERT INTO schema_migrations (version, applied_at) VALUES (${i + 1}, ${new Date().toISOString()})`
       current = i + 1
     }
+    const tables =
+      await tx`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+    const existing = new Set((tables as { table_name: string }[]).map((t) => t.table_name))
+    for (const statement of newCollectionStatements(schema, 'postgres', existing)) await tx.unsafe(statement)
     return current
   })
   await checkShapePostgres(sql, schema.resources)

@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite'
 import { migrate } from 'bun-sqlite-migrations'
 import type { Resource } from '../../../shared/resources/index.ts'
 import type { Schema } from '../../../shared/schema/schema.ts'
+import { newCollectionStatements } from '../../schema/new-collections.ts'
 import { columnOf } from '../columns.ts'
 import { DatabaseFileError, type Durability } from '../types.ts'
 import { codeOf, prepareDatabaseFile } from './db-file.ts'
@@ -52,6 +53,12 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
  */
 export function migrateDatabase(db: Database, schema: Schema): number {
   migrate(db, MIGRATIONS)
+  const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+  const statements = newCollectionStatements(schema, 'sqlite', new Set(tables.map((t) => t.name)))
+  if (statements.length > 0)
+    db.transaction(() => {
+      for (const statement of statements) db.run(statement)
+    })()
   checkShape(db, schema.resources)
   return (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
 }
