@@ -309,7 +309,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     say(result.created ? 'Loaded the demo data.' : 'The demo data is already there.')
     if (!result.records)
       say(
-        'The demo records (products, orders, posts) belong to the built-in example: this schema gets the organizations and users only.',
+        'The demo records belong to the built-in example: this schema gets the organizations and users only.',
       )
     for (const org of result.orgs) say(`organization ${org.name}: ${org.id}`)
     for (const u of result.users)

@@ -115,7 +115,7 @@ describe('api-server seed --schema', () => {
     const db = await adminDatabase(dir, 'seeded')
     const out = await runOk(['seed', '--schema', LIBRARY], db)
     expect(out).toStartWith(
-      'Loaded the demo data.\nThe demo records (products, orders, posts) belong to the built-in example: this schema gets the organizations and users only.\n',
+      'Loaded the demo data.\nThe demo records belong to the built-in example: this schema gets the organizations and users only.\n',
     )
     expect(out).toContain('alice@acme.example')
   })
