@@ -9,6 +9,7 @@ import {
   type ResourceDeclaration,
   resourceDeclarationOf,
   type SchemaDeclaration,
+  schemaFromDeclaration,
 } from '../../shared/schema/declaration.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import type { SchemaChange } from './change.ts'
@@ -51,7 +52,8 @@ export function planChanges(
     }
   }
   // Dependants first: a collection referencing another is dropped before it.
-  for (const name of Object.keys(before).reverse())
+  const removed = previous ? schemaFromDeclaration(previous).resources.filter((r) => !r.service) : []
+  for (const { name } of removed.reverse())
     if (next.byName(name) === undefined)
       changes.push({
         description: `remove collection ${name}`,
