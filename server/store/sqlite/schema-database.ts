@@ -1,3 +1,4 @@
+import type { SQLQueryBindings } from 'bun:sqlite'
 import type { SchemaDatabase, SchemaSql } from '../../schema/reconcile.ts'
 import type { Database } from './db.ts'
 
@@ -9,9 +10,9 @@ import type { Database } from './db.ts'
 export function sqliteSchemaDatabase(db: Database): SchemaDatabase {
   const sql: SchemaSql = {
     all: async <T>(text: string, params: unknown[] = []) =>
-      db.prepare(text).all(...(params as never[])) as T[],
+      db.prepare(text).all(...(params as SQLQueryBindings[])) as T[],
     run: async (text, params = []) => {
-      db.run(text, params as never[])
+      db.run(text, params as SQLQueryBindings[])
     },
   }
   return {

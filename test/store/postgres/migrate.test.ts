@@ -326,7 +326,8 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     await old`DROP INDEX orgs_name_key_unique`
     await old`ALTER TABLE orgs DROP COLUMN name_key`
     await old`ALTER TABLE oauth_clients DROP COLUMN revoked_at`
-    await old`DELETE FROM schema_migrations WHERE version = 5`
+    await old`DROP TABLE schema_versions`
+    await old`DELETE FROM schema_migrations WHERE version >= 5`
     await old`INSERT INTO orgs (id, name, created_at, updated_at) VALUES
       ('org_1', 'Acme', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
       ('org_2', 'ACME', '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z'),
