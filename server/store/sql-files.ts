@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** One migration file: its name (`0001_init.sql`), which orders it, and its text. */
-export interface SqlFile {
+interface SqlFile {
   name: string
   text: string
 }

@@ -7,7 +7,7 @@ import type { TestSql } from './backend.ts'
  */
 
 /** Every base table of the database (SQLite: FTS tables and their shadow tables too). */
-export async function tablesOf(sql: TestSql, postgres: boolean): Promise<string[]> {
+async function tablesOf(sql: TestSql, postgres: boolean): Promise<string[]> {
   const rows = postgres
     ? await sql.all<{ name: string }>(
         "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
