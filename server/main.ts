@@ -16,7 +16,7 @@ import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { DEFAULT_CACHE_MB } from './http/response-cache.ts'
 import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
-import { createLogger, LOG_LEVELS, type Logger, parseLogLevel } from './ops/logger.ts'
+import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { serve } from './serve.ts'
 import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
@@ -86,17 +86,12 @@ function databasePath(path: string): string {
  * Opens and migrates the store for one admin command, and closes it when `run` is done. Never in
  * memory: that would be a new database of the command's own, gone when it ends (serve may use one).
  */
-async function withStore<T>(
-  path: string,
-  schema: Schema,
-  run: (store: Store) => T | Promise<T>,
-  logger?: Logger,
-): Promise<T> {
+async function withStore<T>(path: string, schema: Schema, run: (store: Store) => T | Promise<T>): Promise<T> {
   if (path === ':memory:')
     throw new UsageError(
       "--db :memory: would be a new database that vanishes when this command ends; give the server's database file or postgres:// URL",
     )
-  const store = openStore(path, schema, { logger })
+  const store = openStore(path, schema)
   try {
     await store.migrate()
     return await run(store)
@@ -123,9 +118,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const cli = cac('api-server')
   // The resources served and kept: the built-in example until a schema file can be given.
   const schema = exampleSchema()
-  // A schema change applied on the way is said on standard error, which the JSON results leave alone.
   const withSchemaStore = <T>(path: string, run: (store: Store) => T | Promise<T>) =>
-    withStore(path, schema, run, createLogger('info', io.err))
+    withStore(path, schema, run)
   const print = (json: boolean, value: Record<string, unknown>, text: string) =>
     io.out(json ? JSON.stringify(value) : text)
   const dbOf = (options: Record<string, unknown>) =>
