@@ -20,9 +20,6 @@ import type { DialectName } from './ddl-dialects.ts'
 const comparable = (declaration: ResourceDeclaration) =>
   canonicalJson({ ...declaration, renamedFrom: undefined })
 
-/** Table names of the previous declaration's collections (a collection's table is its name with `_`). */
-const tableOf = (collection: string) => collection.replaceAll('-', '_')
-
 /** Every change from `previous` (null: a database without declared collections) to `next`, in order. */
 export function planChanges(
   previous: SchemaDeclaration | null,
@@ -53,14 +50,14 @@ export function planChanges(
   }
   // Dependants first: a collection referencing another is dropped before it.
   const removed = previous ? schemaFromDeclaration(previous).resources.filter((r) => !r.service) : []
-  for (const { name } of removed.reverse())
+  for (const { name, table } of removed.reverse())
     if (next.byName(name) === undefined)
       changes.push({
         description: `remove collection ${name}`,
         destructive: true,
         statements: [
-          ...(dialect === 'sqlite' ? [`DROP TABLE IF EXISTS ${tableOf(name)}_fts`] : []),
-          `DROP TABLE ${tableOf(name)}`,
+          ...(dialect === 'sqlite' ? [`DROP TABLE IF EXISTS ${table}_fts`] : []),
+          `DROP TABLE ${table}`,
         ],
       })
   return changes

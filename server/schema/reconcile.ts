@@ -9,7 +9,11 @@
 import { canonicalJson } from '../../shared/canonical-json.ts'
 import { sha256Hex } from '../../shared/crypto.ts'
 import { exampleDeclaration } from '../../shared/resources/index.ts'
-import { declarationOf, type SchemaDeclaration } from '../../shared/schema/declaration.ts'
+import {
+  declarationOf,
+  type SchemaDeclaration,
+  schemaFromDeclaration,
+} from '../../shared/schema/declaration.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { SchemaChange } from './change.ts'
@@ -67,8 +71,15 @@ interface Pending {
   declaration: string
 }
 
-/** A table every database holding the built-in example has (the releases before schema files made it). */
-const EXAMPLE_TABLE = 'orders'
+/**
+ * Whether the database was made by a release before schema files, which served the built-in
+ * example: without a recorded schema, it has the example's tables.
+ */
+async function heldTheExample(db: SchemaDatabase, sql: SchemaSql): Promise<boolean> {
+  const example = schemaFromDeclaration(exampleDeclaration()).resources.filter((r) => !r.service)
+  for (const resource of example) if (!(await db.hasTable(sql, resource.table))) return false
+  return true
+}
 
 /**
  * What reconciling would do: the changes from the schema the database holds to `schema`. A
@@ -81,7 +92,7 @@ async function pendingOn(db: SchemaDatabase, sql: SchemaSql, schema: Schema): Pr
   )
   const previous: SchemaDeclaration | null = latest
     ? JSON.parse(latest.declaration)
-    : (await db.hasTable(sql, EXAMPLE_TABLE))
+    : (await heldTheExample(db, sql))
       ? exampleDeclaration()
       : null
   const changes: SchemaChange[] = []
