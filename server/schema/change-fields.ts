@@ -162,17 +162,15 @@ function addColumn(a: NonNullable<Pair['after']>, after: Parts, dialect: Dialect
   const definition = columnDefinition(after, a.column)
   if (a.field.default === undefined || a.field.default === null)
     return [`ALTER TABLE ${t} ADD COLUMN ${definition}`]
-  // The rows there get the default; a fresh table has no DEFAULT (the service names every column),
-  // so PostgreSQL drops it again, and SQLite, which cannot, keeps a harmless one.
+  // The rows there get the default, and the column keeps it (a fresh table has none: the service
+  // names every column it writes): a replica still serving the previous schema, which knows nothing
+  // of the column, goes on creating records while and after the change is applied.
   const at = definition.indexOf(' REFERENCES ')
   const withDefault =
     at < 0
       ? `${definition} DEFAULT ${literalOf(a.field, dialect)}`
       : `${definition.slice(0, at)} DEFAULT ${literalOf(a.field, dialect)}${definition.slice(at)}`
-  return [
-    `ALTER TABLE ${t} ADD COLUMN ${withDefault}`,
-    ...(dialect === 'postgres' ? [`ALTER TABLE ${t} ALTER COLUMN ${a.column} DROP DEFAULT`] : []),
-  ]
+  return [`ALTER TABLE ${t} ADD COLUMN ${withDefault}`]
 }
 
 function addedField(pair: Pair, name: string, probeTable: string, statements: string[]): SchemaChange {

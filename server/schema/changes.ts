@@ -102,7 +102,7 @@ export function planChanges(
     const old = original.byName(from)!
     if (old.prefix !== r.prefix)
       changes.push({
-        description: `change the id prefix of ${r.name} from ${old.prefix} to ${r.prefix}: refused, its stored ids and every reference to them would no longer match (declare a new collection instead)`,
+        description: `change the id prefix of ${r.name} from ${old.prefix} to ${r.prefix}: stored ids keep ${old.prefix} and would no longer match it, nor would references to them (declare a new collection instead)`,
         destructive: true,
         statements: [],
       })

@@ -195,7 +195,7 @@ export const CASES: Case[] = [
     }),
     plan: [
       [
-        'change the id prefix of books from bok to bk: refused, its stored ids and every reference to them would no longer match (declare a new collection instead)',
+        'change the id prefix of books from bok to bk: stored ids keep bok and would no longer match it, nor would references to them (declare a new collection instead)',
         true,
       ],
     ],

@@ -75,10 +75,10 @@ function sqliteDatabase(db: Database): TestDatabase {
 const squeeze = (text: string) => text.replace(/\s+/g, ' ').replaceAll('"', '').trim()
 
 /**
- * Every table's columns (name, type, NOT NULL, key) and foreign keys, STRICT or not, and every
- * other object's SQL. Column order and DEFAULT are left out: a column added later comes last, and
- * one added with a default keeps it on SQLite, which cannot drop it; the service names every
- * column it writes, so neither is ever read.
+ * Every table's columns (name, type, NOCASE, NOT NULL, key) and foreign keys, STRICT or not, and
+ * every other object's SQL. Column order and DEFAULT are left out: a column added later comes last,
+ * and one added with a default keeps it (server/schema/change-fields.ts says why); the service
+ * names every column it writes, so neither is ever read.
  */
 function sqliteStructure(db: Database): Record<string, string[]> {
   const out: Record<string, string[]> = {}
@@ -136,7 +136,11 @@ export async function postgresFor(sql: SQL, declaration: SchemaDeclaration): Pro
   }
 }
 
-/** Every table's columns (type, collation, NOT NULL, default, generated expression), indexes and constraints, by name. */
+/**
+ * Every table's columns (type, collation, NOT NULL, generated expression), indexes and constraints,
+ * by name. DEFAULT is left out as on SQLite: a column added with a default keeps it, for replicas
+ * still on the previous schema.
+ */
 async function postgresStructure(sql: SQL): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {}
   const add = (key: string, line: string) => {
@@ -144,7 +148,7 @@ async function postgresStructure(sql: SQL): Promise<Record<string, string[]>> {
     out[key].push(line)
   }
   const columns = (await sql`
-    SELECT table_name, column_name, data_type, udt_name, collation_name, is_nullable, column_default, generation_expression
+    SELECT table_name, column_name, data_type, udt_name, collation_name, is_nullable, generation_expression
     FROM information_schema.columns WHERE table_schema = current_schema()`) as Record<string, string | null>[]
   for (const c of columns)
     add(
@@ -154,7 +158,6 @@ async function postgresStructure(sql: SQL): Promise<Record<string, string[]>> {
         c.data_type === 'USER-DEFINED' ? c.udt_name : c.data_type,
         c.collation_name ?? '',
         c.is_nullable,
-        c.column_default ?? '',
         c.generation_expression ?? '',
       ].join(' '),
     )

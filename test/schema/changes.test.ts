@@ -92,6 +92,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       },
     )
 
+    it('after new fields with defaults, a record written as the previous schema writes it gets the defaults (a replica not yet restarted)', async () => {
+      const c = CASES.find((c) => c.name.startsWith('new fields with defaults'))!
+      const db = await database(LIBRARY, true)
+      await db.apply(plan(LIBRARY, c.next, dialect))
+      await db.run(
+        'INSERT INTO books (id, org_id, title, isbn, author_id, pages, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [id('bok', 9), ORG, 'Solaris', '978-0156027601', id('aut', 1), 204, 'available', 'a', 'a'],
+      )
+      const [row] = await db.all('SELECT copies, signed, labels FROM books WHERE id = ?', [id('bok', 9)])
+      expect([Number(row!.copies), Number(row!.signed), JSON.parse(String(row!.labels))]).toEqual([
+        1,
+        0,
+        ['new'],
+      ])
+    })
+
     it('a renamed collection keeps its history and its children point at it', async () => {
       const c = CASES.find((c) => c.name.startsWith('a renamed collection'))!
       const db = await database(LIBRARY, true)
