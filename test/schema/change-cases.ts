@@ -157,6 +157,36 @@ export const CASES: Case[] = [
     ],
   },
   {
+    name: 'a format dropped (an email address, whose column ignores case)',
+    next: library((r) => {
+      r.authors!.fields.contact = { type: 'text', nullable: true }
+    }),
+    plan: [
+      ['drop format email of authors.contact', false],
+      ['rebuild table authors for the changes above (rows, ids, events and search kept)', false],
+    ],
+  },
+  {
+    name: 'a renamed collection whose fields are renamed and changed in the same plan',
+    next: library((r) => {
+      const { title, pages, ...rest } = r.books!.fields
+      r.volumes = {
+        ...r.books!,
+        renamedFrom: 'books',
+        fields: { name: { ...title!, renamedFrom: 'title' }, pages: { ...pages!, nullable: true }, ...rest },
+      }
+      delete r.books
+      r.chapters!.parent = { collection: 'volumes', field: 'bookId' }
+    }),
+    plan: [
+      ['rename collection books to volumes (records, ids and history kept)', false],
+      ['rename field volumes.title to volumes.name (values kept)', false],
+      ['make volumes.pages nullable', false],
+      ['make the search of volumes again (name)', false],
+      ['rebuild table volumes for the changes above (rows, ids, events and search kept)', false],
+    ],
+  },
+  {
     name: 'filters and sorts added and removed',
     next: library((r) => {
       const f = r.books!.fields
