@@ -92,6 +92,8 @@ export function planFields(
     // unique, else with its first change.
     const holder = b.name !== a.name ? own[0] : (indexed[0] ?? own[0])
     if (holder) holder.statements.push(...sql(indexes))
+    else if (indexes.length > 0)
+      own.push({ description: `index ${where} again`, destructive: false, statements: sql(indexes) })
     changes.push(...own)
   }
 

@@ -105,6 +105,14 @@ export const CASES: Case[] = [
     ],
   },
   {
+    name: 'a renamed reference',
+    next: library((r) => {
+      const { authorId, ...rest } = r.books!.fields
+      r.books!.fields = { ...rest, writerId: { ...authorId!, renamedFrom: 'authorId' } }
+    }),
+    plan: [['rename field books.authorId to books.writerId (values kept)', false]],
+  },
+  {
     name: 'a new enum value',
     next: bookField('status', (f) => ({ ...f, values: ['available', 'lent', 'lost', 'repair'] })),
     plan: [['add values repair to books.status', false]],
