@@ -32,6 +32,20 @@ export const CASES: Case[] = [
     plan: [['remove collection chapters: its records are lost', true]],
   },
   {
+    name: 'a removed collection with the reference to it, and a parent with its nested collection',
+    next: library((r) => {
+      delete r.books!.fields.authorId
+      delete r.authors
+      r.shelves = { singular: 'shelf', prefix: 'shf', fields: { label: { type: 'text' } } }
+    }),
+    plan: [
+      ['add collection shelves (label)', false],
+      ['remove field books.authorId: its values are lost', true],
+      ['rebuild table books for the changes above (rows, ids, events and search kept)', false],
+      ['remove collection authors: its records are lost', true],
+    ],
+  },
+  {
     name: 'a renamed collection, with its nested collection following it',
     next: library((r) => {
       r.volumes = { ...r.books!, renamedFrom: 'books' }

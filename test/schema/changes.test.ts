@@ -108,6 +108,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       ])
     })
 
+    it('a database with no declared collection yet gets every one, as a fresh database has them', async () => {
+      const db = await database({ resources: {} })
+      await db.apply(plan(null, LIBRARY, dialect))
+      expectSameStructure(await db.structure(), await (await database(LIBRARY)).structure())
+    })
+
+    it('removing a parent and its nested collection drops the nested one first', async () => {
+      const db = await database(LIBRARY, true)
+      const next = library((r) => {
+        delete r.books
+        delete r.chapters
+      })
+      await db.apply(plan(LIBRARY, next, dialect))
+      expectSameStructure(await db.structure(), await (await database(next)).structure())
+    })
+
     it('a renamed collection keeps its history and its children point at it', async () => {
       const c = CASES.find((c) => c.name.startsWith('a renamed collection'))!
       const db = await database(LIBRARY, true)
