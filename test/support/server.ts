@@ -9,7 +9,6 @@ import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { Store } from '../../server/store/store.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
 import { onPostgres, postgresTestSql, sqliteTestSql, type TestSql } from './backend.ts'
-import { createDeclaredTables } from './declared-tables.ts'
 import { clientToken } from './tokens.ts'
 
 export interface Tenant {
@@ -64,7 +63,6 @@ export async function startTestServer(
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const location = onPostgres ? await postgresDatabase() : join(dir, 'api.db')
   const schema = options.schema ?? exampleSchema()
-  if (options.schema) await createDeclaredTables(location, schema)
   const server: RunningServer = await serve({
     host: '127.0.0.1',
     port: 0,
