@@ -47,7 +47,7 @@ export async function write(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<void> {
-  // The id may be part of the spec (orders/ord_…) or the first argument.
+  // The id may be part of the spec (books/bok_…) or the first argument.
   const withId = parseTarget(ctx.schema, ctx.prefix, spec)
   const target =
     withId.id || args.length === 0 || args[0]!.includes('=')
