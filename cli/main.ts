@@ -14,6 +14,7 @@ import { query } from './commands/query.ts'
 import { create, get, remove, write } from './commands/records.ts'
 import { request } from './commands/request.ts'
 import { webhooksCommand } from './commands/webhooks.ts'
+import { writeHelp } from './commands/write-help.ts'
 import { type Context, makeContext } from './context.ts'
 import { EXIT, exitCodeOf, UsageError } from './errors.ts'
 import { globalHelp } from './help.ts'
@@ -73,7 +74,7 @@ async function collectionsFor(io: Io, argv: readonly string[], raw: Map<string, 
       profile: last('profile'),
       apiVersion: last('api-version'),
       timeout: last('timeout'),
-      verbose: raw.has('verbose'),
+      // Not --verbose: the exchange it shows is the command's own.
     },
     none,
   )
@@ -242,6 +243,12 @@ export async function main(typed: string[], io: Io): Promise<number> {
     // `api list COLLECTION --help` shows that collection's real filters.
     if (argv[0] === 'list' && argv[1] && !argv[1].startsWith('-') && (raw.has('help') || raw.has('h'))) {
       io.stdout(listHelp(schema, argv[1]))
+      return EXIT.ok
+    }
+    // `api create COLLECTION --help` (update, replace) shows the fields that collection takes.
+    const [word, spec] = wordsOf(argv)
+    if (['create', 'update', 'replace'].includes(word ?? '') && spec && (raw.has('help') || raw.has('h'))) {
+      io.stdout(writeHelp(schema, word!, spec, version))
       return EXIT.ok
     }
     // cac prints help and the version with console.info; they belong on this run's stdout.
