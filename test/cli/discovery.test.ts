@@ -90,6 +90,27 @@ describe('a server of another schema (the library)', () => {
     expect(json(chapter.stdout)).toMatchObject({ bookId: id, number: 1 })
   })
 
+  it('types key=value by the learned field: a whole number, a boolean; an unknown enum value is refused', async () => {
+    const author = json((await api('create', 'authors', 'name=Tove')).stdout).id as string
+    const typed = await api(
+      'create',
+      'books',
+      'title=Moomins',
+      'isbn=978-1',
+      `authorId=${author}`,
+      'pages=96',
+      'inPrint=false',
+    )
+    expect(typed.stderr).toBe('')
+    expect(json(typed.stdout)).toMatchObject({ pages: 96, inPrint: false })
+    const wrong = await api('update', 'books', json(typed.stdout).id as string, 'status=lnet')
+    expect(wrong).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'api: status takes one of available, lent, lost (not "lnet"; did you mean lent?)\n',
+    })
+  })
+
   it.each([
     [['list', 'bokos'], 'unknown collection "bokos" (did you mean books?)'],
     [['list', 'books', '--stauts', 'lent'], 'unknown filter --stauts for books (did you mean --status?)'],
