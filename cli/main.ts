@@ -160,14 +160,20 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .option('--q <text>', 'Full-text search')
     .option('--include-total', 'Count the matching records')
     .option('--fields <names>', 'Only these fields (id always): id,status,user.name')
-    .option('--expand <relations>', 'Related records inline: user, lineItems, lineItems.product')
+    .option(
+      '--expand <relations>',
+      'Related records inline, two levels at most (api list COLLECTION --help names them)',
+    )
     .action(run((ctx, spec: string, options) => list(ctx, spec, options)))
   withExamples(
     cli.command('get <target> [id]', 'Show one record: api get COLLECTION ID (or COLLECTION/ID)'),
     'get',
   )
     .option('--fields <names>', 'Only these fields (id always): id,status,user.name')
-    .option('--expand <relations>', 'Related records inline: user, lineItems, lineItems.product')
+    .option(
+      '--expand <relations>',
+      'Related records inline, two levels at most (api list COLLECTION --help names them)',
+    )
     .action(run((ctx, spec: string, id: string | undefined, options) => get(ctx, spec, id, options)))
   withExamples(
     cli.command('create <collection> [...fields]', 'Create a record from key=value and key:=json fields'),

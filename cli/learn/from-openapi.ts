@@ -61,7 +61,7 @@ function unwrapNull(schema: Json): { schema: Json; nullable: boolean } {
 function enumValues(schema: Json): string[] | undefined {
   if (Array.isArray(schema.enum)) return strings(schema.enum)
   const members = Array.isArray(schema.anyOf) ? schema.anyOf : undefined
-  if (!members || !members.every((m) => isObject(m) && typeof m.const === 'string')) return undefined
+  if (!members?.every((m) => isObject(m) && typeof m.const === 'string')) return undefined
   return members.map((m) => (m as Json).const as string)
 }
 

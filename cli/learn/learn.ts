@@ -13,7 +13,7 @@ import { learnFromDocument, UnreadableDocument } from './from-openapi.ts'
 import { SERVICE_COLLECTIONS, schemaOfLearned } from './schema.ts'
 
 /** The server has no document the CLI can learn from: it is older than the CLI; exit 1. */
-export class OlderServer extends Error {
+class OlderServer extends Error {
   override name = 'OlderServer'
 }
 

@@ -23,7 +23,6 @@ import { users } from '../resources/users.ts'
 import { deliveries, webhookEndpoints } from '../resources/webhook-endpoints.ts'
 import { createSchema, type Schema } from './schema.ts'
 
-
 /** A state change (`lend`: `status` from `available` to `lent`). */
 type ActionDeclaration = Required<Pick<ActionInput, 'field' | 'from' | 'to' | 'past' | 'summary'>>
 

@@ -18,7 +18,7 @@ import { startTestServer } from '../support/server.ts'
 import { clientToken } from '../support/tokens.ts'
 
 /** The library of the contract's section "Your own resources (a schema file)". */
-export const LIBRARY: SchemaDeclaration = {
+const LIBRARY: SchemaDeclaration = {
   resources: {
     authors: {
       singular: 'author',
