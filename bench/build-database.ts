@@ -96,7 +96,7 @@ export async function ensureDatabase(path: string, log: (line: string) => void):
   const started = performance.now()
   const db = openDatabase(building)
   try {
-    migrateDatabase(db, exampleSchema())
+    await migrateDatabase(db, exampleSchema())
     await fillDatabase(db)
     db.run('PRAGMA wal_checkpoint(TRUNCATE)')
   } finally {

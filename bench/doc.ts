@@ -7,6 +7,7 @@ type Section =
   | 'postgres'
   | 'mix'
   | 'size'
+  | 'schema'
   | 'writes'
   | 'targets'
   | 'targets-wrk'

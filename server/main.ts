@@ -4,11 +4,13 @@ import { dirname, resolve } from 'node:path'
 import { type Command, cac } from 'cac'
 import { acceptedOptions, unknownOption } from '../shared/option-typos.ts'
 import { exampleSchema } from '../shared/resources/index.ts'
+import { schemaFromDeclaration } from '../shared/schema/declaration.ts'
 import type { Schema } from '../shared/schema/schema.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { registerAccountCommands } from './admin/account-commands.ts'
 import { list, optionalText, UsageError } from './admin/arguments.ts'
 import { actionsSection, commandFirst, unknownAction } from './admin/command-line.ts'
+import { checkedDeclaration, registerSchemaCommands, SchemaFileError } from './admin/schema-commands.ts'
 import { seed } from './admin/seed.ts'
 import { invocation, startHint } from './admin/start-hint.ts'
 import { rotateKey } from './auth/keys.ts'
@@ -116,10 +118,16 @@ function transportOf(options: Record<string, unknown>, env: Io['env'], argv: str
 /** Runs one `api-server` command; returns the exit status. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const cli = cac('api-server')
-  // The resources served and kept: the built-in example until a schema file can be given.
-  const schema = exampleSchema()
+  // The resources served and kept: `--schema FILE`/`API_SCHEMA`, or the built-in example. Read once,
+  // before the command runs, so a bad file stops it before anything is touched.
+  let given: Schema | undefined
+  let schemaFile: string | undefined
+  const schema = (): Schema => {
+    given ??= exampleSchema()
+    return given
+  }
   const withSchemaStore = <T>(path: string, run: (store: Store) => T | Promise<T>) =>
-    withStore(path, schema, run)
+    withStore(path, schema(), run)
   const print = (json: boolean, value: Record<string, unknown>, text: string) =>
     io.out(json ? JSON.stringify(value) : text)
   const dbOf = (options: Record<string, unknown>) =>
@@ -131,6 +139,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     `SQLite database file or a postgres:// URL; serve also takes :memory: (env API_DB, default ${DEFAULT_DB})`,
   )
   cli.option('--json', 'Print the result as one JSON object')
+  cli.option(
+    '--schema <file>',
+    'Schema file of the collections served (JSON, or YAML by extension; env API_SCHEMA; default the built-in example)',
+  )
 
   const serveCommand = cli
     .command('serve', 'Run the service (the default command)')
@@ -246,7 +258,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         port,
         db,
         dbListen,
-        schema,
+        schema: schema(),
         baseUrl,
         tls: transport.tls,
         trustProxy: transport.trustProxy,
@@ -273,6 +285,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         // A PostgreSQL URL is shown without its password: the hint names where, not how to log in.
         db: describeLocation(db),
         defaultDb: db === DEFAULT_DB,
+        schema: schemaFile,
         hasOrg: await server.hasOrganization(),
         production: Boolean(options.production),
       }
@@ -294,6 +307,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const result = await seed(store)
     if (json) return say(JSON.stringify(result))
     say(result.created ? 'Loaded the demo data.' : 'The demo data is already there.')
+    if (!result.records)
+      say(
+        'The demo records belong to the built-in example: this schema gets the organizations and users only.',
+      )
     for (const org of result.orgs) say(`organization ${org.name}: ${org.id}`)
     for (const u of result.users)
       say(`  ${u.org.padEnd(7)} ${u.role.padEnd(7)} ${u.email}  password: ${u.password}`)
@@ -303,6 +320,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .action((options) => withSchemaStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
 
   registerAccountCommands(cli, { argv, io, dbOf, withStore: withSchemaStore, schema, print })
+  registerSchemaCommands(cli, { io, schema })
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
     if (action !== 'rotate') throw new UsageError(unknownAction('keys', action))
@@ -360,10 +378,22 @@ export async function main(argv: string[], io: Io): Promise<number> {
       throw new UsageError(`unknown command "${args[0]}" (see api-server --help)`)
     }
     if (cli.matchedCommand && !cli.options.help) checkOptions(cli.matchedCommand, args)
+    const file = optionalText(cli.options, 'schema', args) ?? (io.env.API_SCHEMA || undefined)
+    // `init` and the JSON Schema need no schema in force; every other command reads it first.
+    const command = cli.matchedCommandName
+    const needsSchema = command !== 'init' && (command !== 'schema' || cli.args[0] === 'print')
+    if (file !== undefined && needsSchema && !cli.options.help) {
+      given = schemaFromDeclaration(checkedDeclaration(file))
+      schemaFile = file
+    }
     await cli.runMatchedCommand()
   } catch (error) {
     console.info = info
     const message = error instanceof Error ? error.message : String(error)
+    if (error instanceof SchemaFileError) {
+      for (const problem of error.problems) io.err(`${error.file}: ${problem}`)
+      return 2
+    }
     io.err(`api-server: ${message}`)
     const name = (error as { name?: string })?.name
     // 2 when the command line itself is wrong; 1 for the rest (a name taken, a file SQLite cannot use).

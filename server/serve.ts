@@ -108,6 +108,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     durability: options.durability,
     listen: options.dbListen,
     outage: databaseOutageLog(logger),
+    logger,
   })
   await store.migrate()
   await options.prepare?.(store)

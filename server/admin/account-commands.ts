@@ -16,8 +16,8 @@ interface AdminContext {
   dbOf: (options: Record<string, unknown>) => string
   /** Opens and migrates the store for one command, and closes it when `run` is done. */
   withStore: <T>(path: string, run: (store: Store) => T | Promise<T>) => Promise<T>
-  /** The resources served: the scopes a client may be given. */
-  schema: Schema
+  /** The resources served (read when first asked): the scopes a client may be given. */
+  schema: () => Schema
   /** One JSON object with `--json`, the text otherwise. */
   print: (json: boolean, value: Record<string, unknown>, text: string) => void
 }
@@ -109,7 +109,7 @@ export function registerAccountCommands(cli: CAC, context: AdminContext): void {
       const grantTypes = list(options.grantTypes)
       const badGrant = grantTypes.find((g) => !(GRANT_TYPES as readonly string[]).includes(g))
       if (badGrant) throw new UsageError(`unknown grant type ${badGrant} (known: ${GRANT_TYPES.join(', ')})`)
-      const scope = parseScopes(schema, list(options.scope))
+      const scope = parseScopes(schema(), list(options.scope))
       const redirectUris = list(options.redirectUri)
       for (const uri of redirectUris) {
         if (!URL.canParse(uri) || uri.includes('#'))
@@ -141,7 +141,7 @@ export function registerAccountCommands(cli: CAC, context: AdminContext): void {
     })
 
   const updateClient = async (id: string, options: Record<string, unknown>) => {
-    const scope = parseScopes(schema, list(required(options, 'scope')))
+    const scope = parseScopes(schema(), list(required(options, 'scope')))
     if (scope.length === 0) throw new UsageError('--scope needs at least one scope')
     const client = await withStore(dbOf(options), (store) => updateClientScope(store, id, scope))
     print(

@@ -36,6 +36,16 @@ const ACTIONS: Record<string, { usage: string; description: string }[]> = {
       description: 'Disable a client for good: its tokens stop working and it gets no new ones',
     },
   ],
+  schema: [
+    {
+      usage: 'schema print',
+      description: 'Print the schema in force (--schema FILE, or the built-in example) as JSON',
+    },
+    {
+      usage: 'schema json-schema',
+      description: 'Print the JSON Schema of schema files, which editors check them with',
+    },
+  ],
   keys: [
     {
       usage: 'keys rotate',

@@ -33,9 +33,13 @@ const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as con
 
 interface SeedResult {
   created: boolean
+  /** The demo records are the built-in example's: false for a schema without its collections. */
+  records: boolean
   orgs: { id: string; name: string }[]
   users: (typeof DEMO_USERS)[number][]
 }
+
+const hasDemoCollections = (store: Tx) => DEMO_COLLECTIONS.every((name) => store.schema.byName(name))
 
 /** Loads the demo data once; a second run finds it and changes nothing. */
 export async function seed(store: Tx): Promise<SeedResult> {
@@ -48,14 +52,14 @@ export async function seed(store: Tx): Promise<SeedResult> {
   if (acme) {
     const found = await Promise.all(['Acme', 'Globex'].map((name) => store.orgs.find(name)))
     const orgs = found.filter((o) => o !== null)
-    return { created: false, orgs, users: [...DEMO_USERS] }
+    return { created: false, records: hasDemoCollections(store), orgs, users: [...DEMO_USERS] }
   }
   const orgs = [await store.orgs.create('Acme'), await store.orgs.create('Globex')]
   const userIds = new Map<string, string>()
   for (const user of DEMO_USERS) userIds.set(user.email, (await createUser(store, user)).id)
   // Demo records are the built-in example's: a schema of one's own gets the organizations and users.
   const demo = DEMO_COLLECTIONS.map((name) => store.schema.byName(name))
-  if (demo.some((r) => r === undefined)) return { created: true, orgs, users: [...DEMO_USERS] }
+  if (!hasDemoCollections(store)) return { created: true, records: false, orgs, users: [...DEMO_USERS] }
   const [products, orders, lineItems, posts, comments] = demo as [
     Resource,
     Resource,
@@ -114,5 +118,5 @@ export async function seed(store: Tx): Promise<SeedResult> {
       }
     }
   })
-  return { created: true, orgs, users: [...DEMO_USERS] }
+  return { created: true, records: true, orgs, users: [...DEMO_USERS] }
 }

@@ -49,6 +49,11 @@ interface StartState {
   /** The `--db` value, and whether it is the default one (then the steps need no `--db`). */
   db: string
   defaultDb: boolean
+  /**
+   * The `--schema` file served, if any: the admin steps name it too, or a client they create would
+   * get the built-in example's scopes.
+   */
+  schema?: string
   /** Whether the database holds an organization yet. */
   hasOrg: boolean
   /** `--production`: no GraphiQL at /graphql. */
@@ -89,7 +94,8 @@ function nextSteps(run: Invocation, state: StartState): string[] {
     ]
   }
   const db = state.defaultDb ? '' : ` --db ${shellWord(state.db)}`
-  const admin = `${run.server}${db}`
+  const schema = state.schema === undefined ? '' : ` --schema ${shellWord(state.schema)}`
+  const admin = `${run.server}${db}${schema}`
   return [
     `The database has no organization yet. In another terminal, create one, a user who can log in and a client for a service (or load demo data: ${admin} seed):`,
     `  ${admin} org create --name Acme`,

@@ -10,6 +10,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
+import { canonicalJson } from '../../shared/canonical-json.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Principal, TokenVerifier } from '../auth/tokens.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
@@ -34,21 +35,6 @@ export interface Ticket {
 
 /** An operation's context: the service's, with the server context's ticket (Yoga merges them). */
 type TicketContext = GraphQLContext & { [TICKET]?: Ticket }
-
-/**
- * JSON with every object's members sorted by name, at every depth: two
- * spellings of the same variables (members in another order, other white space) are one text.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const record = value as Record<string, unknown>
-  const members: string[] = []
-  for (const name of Object.keys(record).sort()) {
-    if (record[name] !== undefined) members.push(`${JSON.stringify(name)}:${canonicalJson(record[name])}`)
-  }
-  return `{${members.join(',')}}`
-}
 
 /**
  * The GraphQL parameters a GET carries, as Yoga reads them (an empty value is no value); undefined

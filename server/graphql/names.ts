@@ -21,6 +21,13 @@ export const typeName = (resource: Resource) => pascal(resource.singular)
 /** `lineItems`, from the collection name `line-items`. */
 export const pluralField = (resource: Resource) => camelCase(resource.name.replace(/-/g, '_'))
 
+/**
+ * The collection descriptions name to illustrate: the first declared one, else the first served,
+ * so a schema's documentation speaks of its own collections.
+ */
+export const illustrating = (resources: readonly Resource[]): Resource =>
+  resources.find((r) => !r.service) ?? resources[0]!
+
 /** A GraphQL argument name for a REST query parameter: `amount_gte` -> `amountGte`. */
 export const argumentName = (param: string) => camelCase(param)
 

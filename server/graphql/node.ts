@@ -10,6 +10,7 @@ import { MAX_LIMIT } from '../../shared/query/types.ts'
 import type { Entity } from '../resources/reads.ts'
 import type { GraphQLContext } from './context.ts'
 import { badUserInput, guard } from './errors.ts'
+import { illustrating } from './names.ts'
 import type { TypeKit } from './types.ts'
 
 /**
@@ -32,11 +33,11 @@ function loadNode(kit: TypeKit, ctx: GraphQLContext, id: string): Promise<Entity
 
 export function nodeFields(kit: TypeKit): Fields {
   const node: GraphQLInterfaceType = kit.node
+  const some = illustrating(kit.resources)
   return {
     node: {
       type: node,
-      description:
-        'Any record by id, as its own field would read it (`node(id: "ord_...")` is `order(id:)`): null with NOT_FOUND for an id of no record, FORBIDDEN for another organization\'s record or without the collection\'s read scope.',
+      description: `Any record by id, as its own field would read it (\`node(id: "${some.prefix}_...")\` is \`${some.singular}(id:)\`): null with NOT_FOUND for an id of no record, FORBIDDEN for another organization's record or without the collection's read scope.`,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: guard((_: unknown, args: { id: string }, ctx: GraphQLContext) => {
         ctx.principal()

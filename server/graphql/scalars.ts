@@ -19,7 +19,7 @@ function safeInt(value: unknown): number {
 
 export const SafeInt = new GraphQLScalarType({
   name: 'SafeInt',
-  description: `An integer between -${MAX} and ${MAX} (2^53 - 1), written as a JSON number. Amounts and prices are in minor units.`,
+  description: `An integer between -${MAX} and ${MAX} (2^53 - 1), written as a JSON number (sums of money in minor units may pass 2^31).`,
   serialize: safeInt,
   parseValue: safeInt,
   parseLiteral(ast) {

@@ -22,7 +22,7 @@ import { selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
-import { pluralField, typeName } from './names.ts'
+import { illustrating, pluralField, typeName } from './names.ts'
 import { nodeFields } from './node.ts'
 import { searchFields } from './search.ts'
 import { createTypeKit, type TypeKit } from './types.ts'
@@ -117,15 +117,15 @@ function mutationFields(kit: TypeKit, resource: Resource, fields: Fields): void 
 }
 
 function subscriptionFields(kit: TypeKit, events: Resource): Fields {
+  const some = illustrating(kit.resources)
   return {
     events: {
       type: new GraphQLNonNull(kit.object(events)),
-      description:
-        "The organization's event log as it grows, in append order (needs read:events), showing only events of collections the token may also read (read:orders for order events). With `after` (an event id) it first replays every later event, so a client that reconnects with its last id misses none and sees none twice. Ends when the token expires.",
+      description: `The organization's event log as it grows, in append order (needs read:events), showing only events of collections the token may also read (${some.scopes.read} for ${some.eventName} events). With \`after\` (an event id) it first replays every later event, so a client that reconnects with its last id misses none and sees none twice. Ends when the token expires.`,
       args: {
         types: {
           type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
-          description: 'Only events of these types (`order.created`); all when left out.',
+          description: `Only events of these types (\`${some.eventName}.created\`); all when left out.`,
         },
         after: { type: GraphQLID, description: 'Start after this event; without it, only events to come.' },
       },

@@ -19,7 +19,8 @@ import { type ConnectionSource, connectionType, selects } from './connections.ts
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
-import { enumTypeName, enumValueNames, pascal, pluralField, relationField, typeName } from './names.ts'
+import { enumTypeName, enumValueNames, pascal, relationField, typeName } from './names.ts'
+import { relatedLists } from './related-lists.ts'
 import { DateTime, JSONScalar, SafeInt } from './scalars.ts'
 
 export type InputMode = 'create' | 'update' | 'replace'
@@ -170,26 +171,29 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
         }),
       }
     }
-    // Nested collections: `order.lineItems`, first pages batched over all parents of the request.
-    for (const child of resources.filter((r) => r.parent?.collection === resource.name)) {
-      const field = pluralField(child)
-      if (field in fields) throw new Error(`${resource.name}: nested ${field} clashes with a field`)
-      fields[field] = {
+    // Nested collections (`order.lineItems`) and the records that reference this one
+    // (`author.books`): first pages batched over all parents of the request.
+    for (const { child, via, name } of relatedLists(resources, resource)) {
+      if (name in fields) throw new Error(`${resource.name}: related list ${name} clashes with a field`)
+      fields[name] = {
         type: new GraphQLNonNull(kit.connection(child)),
-        description: `The ${child.name} of this ${resource.singular}.`,
-        args: listArgs(kit, child, true),
+        description:
+          child.parent?.collection === resource.name && child.parent.field === via.parent!.field
+            ? `The ${child.name} of this ${resource.singular}.`
+            : `The ${child.name} whose ${via.parent!.field} names this ${resource.singular}.`,
+        args: listArgs(kit, via, true),
         resolve: guard(async (entity: Entity, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
-          const query = toListQuery(ctx.engine.schema, child, args, selects(info, 'totalCount'), true)
+          const query = toListQuery(ctx.engine.schema, via, args, selects(info, 'totalCount'), true)
           const parentId = entity.id as string
           if (args.after != null) {
             const parent = { collection: resource.name, id: parentId }
-            const page = await withArgumentNames(child, true, () =>
-              listPage(ctx.engine, ctx.principal(), child, query, parent),
+            const page = await withArgumentNames(via, true, () =>
+              listPage(ctx.engine, ctx.principal(), via, query, parent),
             )
             return { page }
           }
           return ctx.loaders
-            .childPage(child, query)
+            .childPage(via, query)
             .load(parentId)
             .then((page) => ({ page }))
         }),

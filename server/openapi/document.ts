@@ -140,7 +140,7 @@ export function openApiDocument(options: {
   // Built fresh and copied: the edge's additions must not reach objects the path builders share.
   const paths = structuredClone({
     ...resourcePaths(schema, version.prefix, queryField),
-    ...searchPaths(version.prefix, queryField),
+    ...searchPaths(schema, version.prefix, queryField),
     ...servicePaths(version.prefix),
   })
   withEdgeResponses(paths, version.prefix, deprecated)

@@ -1,4 +1,5 @@
-import { SEARCH_SQL_EXAMPLE } from '../query/sql-examples.ts'
+import type { Schema } from '../../shared/schema/schema.ts'
+import { searchExamples } from '../query/sql-examples.ts'
 import { errorRefs } from './error-responses.ts'
 import { headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
@@ -18,8 +19,16 @@ const SEARCH_PARAMETERS = [
   ...shapeParameters(['those of collection']),
 ]
 
-/** `/search`, and the stored queries and answers of QUERY, under a version's prefix. */
-export function searchPaths(prefix: string, queryField: QueryField): Record<string, PathItem> {
+/**
+ * `/search`, and the stored queries and answers of QUERY, under a version's prefix; its examples
+ * filter a collection of `schema`.
+ */
+export function searchPaths(
+  schema: Schema,
+  prefix: string,
+  queryField: QueryField,
+): Record<string, PathItem> {
+  const examples = searchExamples(schema)
   const queryId = {
     name: 'id',
     in: 'path',
@@ -69,9 +78,9 @@ export function searchPaths(prefix: string, queryField: QueryField): Record<stri
         jsonSchema: { type: 'object', properties, additionalProperties: true },
         page,
         formExample: { q: 'mug', limit: 10 },
-        jsonExample: { collection: 'orders', filter: "status = 'paid' and amount >= 1000", limit: 10 },
-        sqlExample: SEARCH_SQL_EXAMPLE,
-        jsonPathExample: "$.orders[?@.status == 'paid']",
+        jsonExample: examples.json,
+        sqlExample: examples.sql,
+        jsonPathExample: examples.jsonPath,
         nested: false,
       }),
     },

@@ -5,6 +5,7 @@ import type { Schema } from '../../shared/schema/schema.ts'
 import { linearMatch, linearSearch } from './iregexp.ts'
 import { pushdown } from './jsonpath-pushdown.ts'
 import { malformed, unprocessable } from './media.ts'
+import { searchExamples } from './sql-examples.ts'
 
 /** Longest JSONPath body, in characters. */
 const MAX_JSONPATH_LENGTH = 2000
@@ -83,7 +84,7 @@ export function parseJsonPathBody(schema: Schema, text: string, fixed?: Resource
     if (!resource) {
       throw unprocessable(
         'On /api/v1/search a JSONPath query starts with the collection.',
-        `must start with a collection, as in $.orders[?@.status == 'paid'] (collections: ${schema.resources.map((r) => r.name).join(', ')})`,
+        `must start with a collection, as in ${searchExamples(schema).jsonPath} (collections: ${schema.resources.map((r) => r.name).join(', ')})`,
       )
     }
     segments = segments.slice(1)

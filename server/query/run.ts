@@ -22,6 +22,7 @@ import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
 import type { JsonPathPlan } from './jsonpath.ts'
 import { MalformedBodyError, type QueryBody, unprocessable } from './media.ts'
+import { jsonPathFilter } from './sql-examples.ts'
 import type { QueryTarget } from './target.ts'
 
 /** Wall-clock budget of one QUERY's in-memory work, in milliseconds (503 past it). */
@@ -261,7 +262,7 @@ async function runJsonPath(
   if (all.pagination.hasMore) {
     throw unprocessable(
       `This JSONPath query reads the whole collection, which holds more than ${MAX_MEMORY_RECORDS} records.`,
-      `reads the whole collection (more than ${MAX_MEMORY_RECORDS} records); start the path with a filter, as in $[?@.status == 'paid']`,
+      `reads the whole collection (more than ${MAX_MEMORY_RECORDS} records); start the path with a filter, as in $[${jsonPathFilter(plan.resource)}]`,
     )
   }
   const values: unknown[] = []

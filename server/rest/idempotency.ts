@@ -1,20 +1,9 @@
+import { canonicalJson } from '../../shared/canonical-json.ts'
 import { sha256Hex } from '../../shared/crypto.ts'
 import { badRequest } from '../../shared/errors.ts'
 import type { IdempotencyKey, IdempotentAnswer } from '../resources/idempotency.ts'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
-
-/** JSON with sorted keys, so that two encodings of the same body hash alike. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
-    )
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
 
 /**
  * The request's `Idempotency-Key` with a fingerprint of what it asks (method, path and the body
@@ -29,7 +18,7 @@ export function idempotencyKeyOf(request: Request, path: string, body: unknown):
       { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
     ])
   }
-  return { key, fingerprint: sha256Hex(`${request.method} ${path}\n${canonical(body)}`) }
+  return { key, fingerprint: sha256Hex(`${request.method} ${path}\n${canonicalJson(body)}`) }
 }
 
 /** The HTTP response of an idempotent write; a replay says so with `Idempotent-Replayed: true`. */

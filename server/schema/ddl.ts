@@ -4,11 +4,9 @@
  * (unique within the organization), the indexes its sorts and filters need, the indexes its
  * foreign keys need, and its full-text search. What differs between the backends is in DIALECTS.
  *
- * Nothing at run time uses this yet: the tables are still made by the hand-written migrations
- * (server/store/sqlite/migrations/, server/store/postgres/migrations/), which this reproduces for
- * the built-in example (test/schema/ddl.test.ts compares the two, with the exceptions the
- * declaration cannot express). Switching the migrations to it, and upgrading existing databases,
- * comes next.
+ * The declared collections' tables come from here alone (server/schema/changes.ts plans them,
+ * server/schema/reconcile.ts applies them after the service's migrations); a database made before
+ * keeps the hand-written tables it had, which this reproduces (test/schema/upgrade.test.ts).
  */
 import type { Field, Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
@@ -83,7 +81,7 @@ export function schemaFor(resource: Resource, dialect: DialectName, schema: Sche
  * What the generated statements rely on besides the service's own tables, once per database:
  * PostgreSQL's extensions and the immutable unaccent its search columns are generated with.
  */
-const preludeFor = (dialect: DialectName): string[] => [...DIALECTS[dialect].prelude]
+export const preludeFor = (dialect: DialectName): string[] => [...DIALECTS[dialect].prelude]
 
 /** Every resource of `schema`, in its (dependency) order, after the prelude. */
 export function statementsFor(schema: Schema, dialect: DialectName): string[] {

@@ -1,4 +1,5 @@
 import type { Schema } from '../../shared/schema/schema.ts'
+import type { Logger } from '../ops/logger.ts'
 import type { OutageReport } from './availability.ts'
 import { openPostgresStore } from './postgres/store.ts'
 import { openSqliteStore } from './sqlite/store.ts'
@@ -26,6 +27,8 @@ interface OpenOptions {
   listen?: string
   /** Told once when the database stops answering and once when it answers again. */
   outage?: OutageReport
+  /** Hears each schema change `migrate` applies (server/schema/reconcile.ts). */
+  logger?: Logger
 }
 
 /**
@@ -34,8 +37,8 @@ interface OpenOptions {
  * fails with a DatabaseFileError naming it. `schema` is the resources it holds.
  */
 export function openStore(location: string, schema: Schema, options: OpenOptions = {}): Store {
-  const { durability = 'full', listen, outage } = options
+  const { durability = 'full', listen, outage, logger } = options
   return isPostgresUrl(location)
-    ? openPostgresStore(location, schema, listen, outage)
-    : openSqliteStore(location, schema, durability, outage)
+    ? openPostgresStore(location, schema, listen, outage, logger)
+    : openSqliteStore(location, schema, durability, outage, logger)
 }

@@ -192,7 +192,9 @@ class FilterParser {
     if (token.kind === 'keyword' && token.keyword === 'TRUE') return { value: true, position }
     if (token.kind === 'keyword' && token.keyword === 'FALSE') return { value: false, position }
     if (token.kind === 'keyword' && token.keyword === 'NULL') return { value: null, position }
-    if (token.kind === 'name') throw this.unexpected(token, "a value; quote text as in 'paid'")
+    // The word itself, quoted, is what the writer most likely meant.
+    if (token.kind === 'name')
+      throw this.unexpected(token, `a value; quote text as in '${excerpt(token.text)}'`)
     throw this.unexpected(token, 'a value')
   }
 

@@ -1,5 +1,5 @@
 import shop from '../example/shop.schema.json' with { type: 'json' }
-import { type SchemaDeclaration, schemaFromDeclaration } from '../schema/declaration.ts'
+import { declarationOf, type SchemaDeclaration, schemaFromDeclaration } from '../schema/declaration.ts'
 import type { Schema } from '../schema/schema.ts'
 import type { Action, Resource } from './define.ts'
 
@@ -13,6 +13,14 @@ export type { Field } from './fields.ts'
 export function exampleSchema(): Schema {
   // The file is a schema file like any other; test/schema/example.test.ts checks it as one.
   return schemaFromDeclaration(shop as SchemaDeclaration)
+}
+
+/**
+ * The declaration of the built-in example as a schema in force gives it back (declarationOf): what
+ * a database made before schema files holds, since those releases served the example.
+ */
+export function exampleDeclaration(): SchemaDeclaration {
+  return declarationOf(exampleSchema())
 }
 
 /** The action of a resource with this name. */

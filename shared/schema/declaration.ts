@@ -46,7 +46,7 @@ export interface SchemaDeclaration {
 export const SERVICE_RESOURCES: readonly Resource[] = [users, events, webhookEndpoints, deliveries]
 
 /** The field a declaration describes; `prefixOf` gives the id prefix of a referenced collection. */
-function fieldFromDeclaration(
+export function fieldFromDeclaration(
   declaration: FieldDeclaration,
   prefixOf: (collection: string) => string,
 ): Field {

@@ -16,7 +16,7 @@ let credentials: string
 
 beforeAll(async () => {
   db = openDatabase(':memory:')
-  migrateDatabase(db, exampleSchema())
+  await migrateDatabase(db, exampleSchema())
   const store = sqliteStore(db, exampleSchema())
   app = await createApp({ schema: store.schema, store, baseUrl: BASE, clock: () => now, log: () => {} })
   const { client, secret } = await store.clients.create({

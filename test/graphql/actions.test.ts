@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { typeName } from '../../server/graphql/names.ts'
+import { exampleSchema } from '../../shared/resources/index.ts'
 import { createOrder, createPost, type Entity, readJson } from '../rest/fixtures.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { data, expectGraphQLError, graphql } from './support.ts'
+
+/** The built-in example, as the server serves it without a schema file. */
+const SCHEMA = exampleSchema()
 
 let server: TestServer
 let acme: Tenant
@@ -43,13 +48,15 @@ describe('GraphQL action mutations', () => {
         (f) => [f.name, f],
       ),
     )
-    for (const [name, type] of [
-      ['cancelOrder', 'Order'],
-      ['shipOrder', 'Order'],
-      ['deliverOrder', 'Order'],
-      ['publishPost', 'Post'],
-      ['unpublishPost', 'Post'],
-    ]) {
+    // Every action of every collection: `cancelOrder`, `rotateSecretWebhookEndpoint`.
+    const declared = SCHEMA.resources.flatMap((r) =>
+      r.actions.map((a) => [
+        `${a.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}${typeName(r)}`,
+        typeName(r),
+      ]),
+    )
+    expect(declared.length).toBeGreaterThan(0)
+    for (const [name, type] of declared) {
       expect(fields.get(name!)?.type.ofType.name).toBe(type)
       expect(fields.get(name!)?.args).toEqual([
         { name: 'id', type: { kind: 'NON_NULL', ofType: { name: 'ID' } } },

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { pluralField } from '../../server/graphql/names.ts'
+import { pascal, pluralField } from '../../server/graphql/names.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
 import {
-  createAddress,
-  createComment,
-  createLineItem,
   createOrder,
-  createPost,
   createUser,
   createWebhookEndpoint,
   type Entity,
@@ -14,6 +10,7 @@ import {
   type ListBody,
   readJson,
 } from '../rest/fixtures.ts'
+import { fixtures } from '../support/example-values.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts'
 import { data, expectGraphQLError, graphql, type Loose } from './support.ts'
@@ -45,17 +42,13 @@ beforeAll(async () => {
   ]
   for (const [amount, status] of amounts)
     orders.push(await createOrder(acme, { userId: user.id, amount, status }))
-  const item = await createLineItem(acme, orders[0]!.id)
-  const post = await createPost(acme, { authorId: user.id })
-  Object.assign(sample, {
-    users: user,
-    addresses: await createAddress(acme, user.id),
-    products: await rest(`/api/v1/products/${item.productId}`),
-    orders: orders[0],
-    'line-items': item,
-    posts: post,
-    comments: await createComment(acme, post.id, { authorId: user.id }),
-  })
+  // One record of every other declared collection, made from the declaration in dependency order:
+  // what it references or nests under is Grace, the first order, or the record made before it.
+  Object.assign(sample, { users: user, orders: orders[0] })
+  const made = fixtures(SCHEMA, acme, { users: user.id, orders: orders[0]!.id })
+  for (const resource of SCHEMA.resources)
+    if (!resource.service && !sample[resource.name])
+      sample[resource.name] = (await made.create(resource.name)) as Entity
   // Delivered to a receiver that answers 204, the delivery no longer changes.
   sample.deliveries = await firstDelivery(acme, endpoint.id, 'succeeded')
   sample['webhook-endpoints'] = await rest(`/api/v1/webhook-endpoints/${endpoint.id}`)
@@ -224,6 +217,34 @@ describe('relations', () => {
     )
     expect(got[singular][field]).toEqual({ totalCount: 1, nodes: [{ id: sample[child]!.id }] })
   })
+
+  // The other way: a reference that is not a parent gives its target a connection of the records
+  // holding it, named after the collection (`user.orders`), or also after the relation when one
+  // collection references the target by several fields.
+  const referrers = SCHEMA.resources.flatMap((r) => {
+    const fields = Object.entries(r.fields).filter(([f, d]) => d.references && f !== r.parent?.field)
+    return fields.map(([field, d]) => {
+      const target = SCHEMA.byName(d.references!)!
+      const several = fields.filter(([, e]) => e.references === target.name).length > 1
+      const nested = r.parent?.collection === target.name
+      const list = several || nested ? `${pluralField(r)}As${pascal(field.slice(0, -2))}` : pluralField(r)
+      return [target.name, target.singular, list, r.name, field] as const
+    })
+  })
+  it.each(referrers)(
+    '%s: %s.%s lists the %s whose %s names it',
+    async (target, singular, list, name, field) => {
+      const got = await data(
+        server,
+        acme,
+        `query($id: ID!) { ${singular}(id: $id) { ${list}(first: 100) { nodes { id ${field} } } } }`,
+        { id: sample[target]!.id },
+      )
+      const nodes = got[singular][list].nodes as Loose[]
+      expect(nodes.map((n) => n.id)).toContain(sample[name]!.id)
+      expect(new Set(nodes.map((n) => n[field]))).toEqual(new Set([sample[target]!.id]))
+    },
+  )
 
   it('follows relations through connections (orders -> lineItems -> product)', async () => {
     const got = await data(

@@ -44,33 +44,50 @@ describe('the schema is generated from the resource declarations', () => {
     },
   )
 
-  it('gives connections nodes, edges { cursor node }, pageInfo { hasNextPage endCursor } and totalCount', () => {
-    const connection = schema.getType('OrderConnection') as GraphQLObjectType
-    expect(Object.keys(connection.getFields())).toEqual(['nodes', 'edges', 'pageInfo', 'totalCount'])
-    expect(Object.keys((schema.getType('OrderEdge') as GraphQLObjectType).getFields())).toEqual([
-      'cursor',
-      'node',
-    ])
-    expect(Object.keys((schema.getType('PageInfo') as GraphQLObjectType).getFields())).toEqual([
-      'hasNextPage',
-      'endCursor',
-    ])
+  it.each(SCHEMA.resources.map((r) => [typeName(r)]))(
+    'gives %sConnection nodes, edges { cursor node }, pageInfo { hasNextPage endCursor } and totalCount',
+    (type) => {
+      const connection = schema.getType(`${type}Connection`) as GraphQLObjectType
+      expect(Object.keys(connection.getFields())).toEqual(['nodes', 'edges', 'pageInfo', 'totalCount'])
+      const edge = schema.getType(`${type}Edge`) as GraphQLObjectType
+      expect(Object.keys(edge.getFields())).toEqual(['cursor', 'node'])
+      expect(Object.keys((schema.getType('PageInfo') as GraphQLObjectType).getFields())).toEqual([
+        'hasNextPage',
+        'endCursor',
+      ])
+    },
+  )
+
+  // Every integer field of the schema: Int when its declared range fits 32 bits, SafeInt otherwise.
+  const integers = SCHEMA.resources.flatMap((r) =>
+    Object.entries(r.fields)
+      .filter(([, f]) => f.kind === 'integer')
+      .map(([name, f]) => {
+        const { min = 0, max = Number.MAX_SAFE_INTEGER } = f.declaration
+        const fits = min >= -(2 ** 31) && max <= 2 ** 31 - 1
+        return [`${typeName(r)}.${name}`, `${fits ? 'Int' : 'SafeInt'}${f.nullable ? '' : '!'}`] as const
+      }),
+  )
+  it.each(integers)('types the integer %s as %s, by its declared range', (path, expected) => {
+    const [type, field] = path.split('.')
+    expect(String((schema.getType(type!) as GraphQLObjectType).getFields()[field!]!.type)).toBe(expected)
   })
 
-  it('types integers by their declared range: Int when 32 bits hold them, SafeInt otherwise', () => {
-    const lineItem = (schema.getType('LineItem') as GraphQLObjectType).getFields()
-    expect(String(lineItem.quantity!.type)).toBe('Int!')
-    expect(String(lineItem.unitPrice!.type)).toBe('SafeInt!')
-    expect(String((schema.getType('Order') as GraphQLObjectType).getFields().amount!.type)).toBe('SafeInt!')
+  it('has both kinds of integers to type', () => {
+    expect(new Set(integers.map(([, t]) => t.replace('!', '')))).toEqual(new Set(['Int', 'SafeInt']))
   })
 
-  it('keeps REST enum values as GraphQL enum values', () => {
-    const status = schema.getType('OrderStatus') as GraphQLEnumType
-    expect(status.getValues().map((v) => [v.name, v.value])).toEqual(
-      ['pending', 'paid', 'shipped', 'delivered', 'cancelled'].map((v) => [v, v]),
-    )
+  const enums = SCHEMA.resources.flatMap((r) =>
+    Object.entries(r.fields)
+      .filter(([, f]) => f.kind === 'enum')
+      .map(
+        ([name, f]) => [`${typeName(r)}${name.charAt(0).toUpperCase()}${name.slice(1)}`, f.values!] as const,
+      ),
+  )
+  it.each(enums)('keeps the REST values of %s as GraphQL enum values', (type, values) => {
+    const status = schema.getType(type) as GraphQLEnumType
+    expect(status.getValues().map((v) => v.value)).toEqual([...values])
   })
-
   it('has the contract subscription events(types, after)', () => {
     const events = schema.getSubscriptionType()!.getFields().events!
     expect(events.args.map((a) => `${a.name}: ${a.type}`)).toEqual(['types: [String!]', 'after: ID'])

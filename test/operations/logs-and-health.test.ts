@@ -149,7 +149,7 @@ describe('/healthz and /readyz', () => {
 
   it('/readyz is 503 when the database does not answer, /healthz still 200', async () => {
     const db = openDatabase(':memory:')
-    migrateDatabase(db, exampleSchema())
+    await migrateDatabase(db, exampleSchema())
     const app = await createApp({
       schema: exampleSchema(),
       store: sqliteStore(db, exampleSchema()),
@@ -164,7 +164,7 @@ describe('/healthz and /readyz', () => {
 
   it('/readyz is 503 once the server is shutting down', async () => {
     const db = openDatabase(':memory:')
-    migrateDatabase(db, exampleSchema())
+    await migrateDatabase(db, exampleSchema())
     const app = await createApp({
       schema: exampleSchema(),
       store: sqliteStore(db, exampleSchema()),

@@ -28,7 +28,7 @@ describeWithRedis('/readyz with --redis', () => {
     redis = await startTestRedis({ own: true })
     port = Number(new URL(redis.url).port)
     const db = openDatabase(':memory:')
-    migrateDatabase(db, exampleSchema())
+    await migrateDatabase(db, exampleSchema())
     const store = sqliteStore(db, exampleSchema())
     const org = await store.orgs.create('Acme')
     const { client, secret } = await store.clients.create({ name: 'svc', orgId: org.id, public: false })

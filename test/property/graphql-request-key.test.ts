@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { canonicalJson, requestKey } from '../../server/graphql/kept-answers.ts'
+import { requestKey } from '../../server/graphql/kept-answers.ts'
+import { canonicalJson } from '../../shared/canonical-json.ts'
 
 type Json = null | boolean | number | string | Json[] | { [name: string]: Json }
 

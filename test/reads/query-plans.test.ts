@@ -12,7 +12,7 @@ import { exampleSchema, type Resource } from '../../shared/resources/index.ts'
 const SCHEMA = exampleSchema()
 
 const db = openDatabase(':memory:')
-migrateDatabase(db, exampleSchema())
+await migrateDatabase(db, exampleSchema())
 afterAll(() => db.close())
 
 interface Statement {

@@ -53,6 +53,13 @@ function binaries(): string | undefined {
   return versions[0] && join(root, versions[0], 'bin')
 }
 
+/** The path of one of PostgreSQL's programs (`psql`), from the newest installed version. */
+export function postgresProgram(name: string): string {
+  const bin = binaries()
+  if (!bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql)')
+  return join(bin, name)
+}
+
 /** Whether tests can get a PostgreSQL server here. */
 export const postgresAvailable = (): boolean =>
   process.env.API_TEST_POSTGRES_URL !== undefined ||

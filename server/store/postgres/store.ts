@@ -1,5 +1,6 @@
 import { SQL } from 'bun'
 import type { Schema } from '../../../shared/schema/schema.ts'
+import type { Logger } from '../../ops/logger.ts'
 import { Availability, type OutageReport } from '../availability.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
@@ -37,13 +38,15 @@ const POOL_SIZE = 10
  * needs a session of its own, so it gets a direct connection; everything else uses the pool.
  *
  * While PostgreSQL cannot be reached, every call fails with the 503 of `databaseUnavailable`, and
- * `outage` hears once that the database went and once that it is back (server/store/availability.ts).
+ * `outage` hears once that the database went and once that it is back (server/store/availability.ts);
+ * `logger` hears each schema change `migrate` applies.
  */
 export function openPostgresStore(
   url: string,
   schema: Schema,
   listenUrl?: string,
   outage?: OutageReport,
+  logger?: Logger,
 ): Store {
   const sql = new SQL(url, { max: POOL_SIZE })
   const listener = listenUrl === undefined ? sql : new SQL(listenUrl, { max: 1 })
@@ -101,7 +104,7 @@ export function openPostgresStore(
     },
     changes,
     migrate: async () => {
-      const version = await migratePostgres(sql, schema)
+      const version = await migratePostgres(sql, schema, { logger })
       await ensureCliClient(root, schema.scopes)
       await listen()
       const row = await root.get<{ setting: string }>(

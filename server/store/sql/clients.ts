@@ -54,12 +54,17 @@ async function insertClient(
   secretHash: string | null,
   now: string,
 ): Promise<void> {
+  // An existing client that would not change is left alone: every start registers the CLI's
+  // client, and a start that finds the database as it needs it writes nothing.
   await x.run(
     `INSERT INTO oauth_clients (id, org_id, name, secret_hash, public, redirect_uris, grant_types, scope, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET name = excluded.name, public = excluded.public,
        redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types, scope = excluded.scope,
-       updated_at = excluded.updated_at`,
+       updated_at = excluded.updated_at
+     WHERE oauth_clients.name <> excluded.name OR oauth_clients.public <> excluded.public
+       OR oauth_clients.redirect_uris <> excluded.redirect_uris OR oauth_clients.grant_types <> excluded.grant_types
+       OR oauth_clients.scope <> excluded.scope`,
     [
       c.id,
       c.orgId,

@@ -1,11 +1,11 @@
 import { Database } from 'bun:sqlite'
 import { migrate } from 'bun-sqlite-migrations'
-import type { Resource } from '../../../shared/resources/index.ts'
 import type { Schema } from '../../../shared/schema/schema.ts'
-import { columnOf } from '../columns.ts'
+import { type ReconcileOptions, reconcile } from '../../schema/reconcile.ts'
 import { DatabaseFileError, type Durability } from '../types.ts'
 import { codeOf, prepareDatabaseFile } from './db-file.ts'
 import { MIGRATIONS } from './migrations.ts'
+import { sqliteSchemaDatabase } from './schema-database.ts'
 
 export type { Database } from 'bun:sqlite'
 
@@ -46,34 +46,23 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   }
 }
 
-/**
- * Applies pending migrations and checks the tables against the declarations; returns the schema
- * version. The store's `migrate` then repeats what every run does (the CLI's client).
- */
-export function migrateDatabase(db: Database, schema: Schema): number {
+/** Applies the service's pending migrations; returns its schema version. */
+export function migrateService(db: Database): number {
   migrate(db, MIGRATIONS)
-  checkShape(db, schema.resources)
   return (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
 }
 
-/** Fails fast when a table no longer matches its resource declaration. */
-function checkShape(db: Database, resources: readonly Resource[]): void {
-  for (const resource of resources) {
-    const columns = new Set(
-      (db.query(`PRAGMA table_info(${resource.table})`).all() as { name: string }[]).map((c) => c.name),
-    )
-    const expected = [
-      'id',
-      'org_id',
-      'created_at',
-      'updated_at',
-      ...Object.keys(resource.fields).map(columnOf),
-    ]
-    const missing = expected.filter((c) => !columns.has(c))
-    if (missing.length > 0) {
-      throw new Error(
-        `table ${resource.table} lacks column(s) ${missing.join(', ')} declared by ${resource.name}`,
-      )
-    }
-  }
+/**
+ * The service's migrations, then the declared collections' tables made to follow `schema`
+ * (server/schema/reconcile.ts); returns the service's schema version. The store's `migrate` then
+ * repeats what every run does (the CLI's client).
+ */
+export async function migrateDatabase(
+  db: Database,
+  schema: Schema,
+  options: ReconcileOptions = {},
+): Promise<number> {
+  const version = migrateService(db)
+  await reconcile(sqliteSchemaDatabase(db), schema, options)
+  return version
 }

@@ -1,4 +1,5 @@
 import type { Schema } from '../../../shared/schema/schema.ts'
+import type { Logger } from '../../ops/logger.ts'
 import { Availability, type OutageReport } from '../availability.ts'
 import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
@@ -52,9 +53,10 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
 
 /**
  * The store over one bun:sqlite connection. SQLite has one writer; a transaction is `BEGIN
- * IMMEDIATE`. `outage` hears when writes stop getting the write lock and when they get it again.
+ * IMMEDIATE`. `outage` hears when writes stop getting the write lock and when they get it again;
+ * `logger` each schema change `migrate` applies.
  */
-export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport): Store {
+export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport, logger?: Logger): Store {
   const { changes, bump } = changesOf(db)
   const { root } = sqliteExecutors(db, new Availability(isBusy, outage))
   const events: EventLog = {
@@ -78,7 +80,7 @@ export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport)
     },
     changes,
     migrate: async () => {
-      const version = await run(() => migrateDatabase(db, schema))
+      const version = await run(() => migrateDatabase(db, schema, { logger }))
       await ensureCliClient(root, schema.scopes)
       return version
     },
@@ -102,6 +104,7 @@ export function openSqliteStore(
   schema: Schema,
   durability: Durability = 'full',
   outage?: OutageReport,
+  logger?: Logger,
 ): Store {
-  return sqliteStore(openDatabase(path, durability), schema, outage)
+  return sqliteStore(openDatabase(path, durability), schema, outage, logger)
 }

@@ -2,9 +2,7 @@
 -- PostgreSQL they are bigint, not the 32-bit integer the first schema gave them (a price of
 -- 3,000,000,000 failed there and succeeded on SQLite). Bun.sql answers int8 as a string; the store
 -- reads integer fields back as numbers (server/store/columns.ts).
-
-ALTER TABLE products ALTER COLUMN price TYPE bigint
-
-ALTER TABLE orders ALTER COLUMN amount TYPE bigint
-
-ALTER TABLE line_items ALTER COLUMN quantity TYPE bigint, ALTER COLUMN unit_price TYPE bigint
+-- This migration altered the built-in example's integer columns (products.price, orders.amount,
+-- line_items.quantity and unit_price) to bigint. Those tables are now derived from their
+-- declaration (server/schema/ddl.ts), with bigint from the start; it keeps its version and has
+-- nothing left to do.

@@ -1,0 +1,174 @@
+/**
+ * The checks of one collection's fields in a schema file whose shape is right (file-shape.ts): their
+ * names, limits, defaults, references and the query parameters they give. Each problem is a line
+ * naming its place.
+ */
+import { Value } from '@sinclair/typebox/value'
+import { PAGINATION_PARAMS } from '../query/pagination.ts'
+import { SHAPE_PARAMS } from '../query/shape.ts'
+import { snakeCase } from '../resources/define.ts'
+import type { FieldDeclaration } from '../resources/fields.ts'
+import { fieldFromDeclaration, type ResourceDeclaration } from './declaration.ts'
+import { place } from './file-place.ts'
+
+/** camelCase: a field's and a singular's name (`authorId`, `lineItem`). */
+export const CAMEL = /^[a-z][a-zA-Z0-9]*$/
+
+/** Every record has these; a file declares none of them. */
+const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt', 'orgId']
+
+/** Query parameters of every list, which no filter may take (shared/query/). */
+const LIST_PARAMS = new Set<string>([
+  ...PAGINATION_PARAMS,
+  ...SHAPE_PARAMS,
+  'sort',
+  'q',
+  'search',
+  'confirm',
+  // GraphQL's name for limit.
+  'first',
+  'group_by',
+  'aggregate',
+  'created_after',
+  'created_before',
+  'updated_after',
+  'updated_before',
+])
+
+/** An enum value: in paths (`/books?status=lent`), event data and GraphQL, without quoting. */
+const ENUM_VALUE = /^[a-z][a-z0-9_]*$/
+
+/** What the checks need to know of the whole file. */
+export interface FileIndex {
+  /** Collections a reference may name: the declared ones and `users`. */
+  targets: ReadonlySet<string>
+  prefixOf: (collection: string) => string
+}
+
+/** The query parameters a filter gives (`pages_gte`), as shared/query/list-params.ts derives them. */
+function filterParams(name: string, field: FieldDeclaration): string[] {
+  const snake = snakeCase(name)
+  if (field.filter === undefined) return []
+  return [
+    ...(field.filter !== 'range' ? [snake] : []),
+    ...(field.filter !== 'eq' ? [`${snake}_gte`, `${snake}_lte`] : []),
+  ]
+}
+
+function limitProblems(at: (key: string) => string, field: FieldDeclaration): string[] {
+  const problems: string[] = []
+  // The limits in force, the defaults of fields.ts where one is left out.
+  const given = field.min !== undefined || field.max !== undefined
+  const min = field.min ?? (field.type === 'text' ? 1 : 0)
+  const max = field.max ?? (field.type === 'text' ? 200 : Number.MAX_SAFE_INTEGER)
+  if (given && min > max)
+    problems.push(
+      `${at(field.min === undefined ? 'max' : 'min')}: min ${min}${field.min === undefined ? ' (the default)' : ''} is greater than max ${max}${field.max === undefined ? ' (the default)' : ''}`,
+    )
+  if (field.type === 'text' && field.max === 0)
+    problems.push(`${at('max')}: a text of at most 0 characters holds nothing`)
+  for (const [i, value] of (field.values ?? []).entries())
+    if (!ENUM_VALUE.test(value))
+      problems.push(
+        `${at('values')}[${i}]: ${JSON.stringify(value)} must be lowercase letters, digits and _, starting with a letter`,
+      )
+  return problems
+}
+
+function optionProblems(
+  at: (key: string) => string,
+  name: string,
+  field: FieldDeclaration,
+  fields: Record<string, FieldDeclaration>,
+  index: FileIndex,
+  isParentField: boolean,
+): string[] {
+  const problems: string[] = []
+  if (field.type === 'reference') {
+    if (!index.targets.has(field.to!)) problems.push(`${at('to')}: no collection ${JSON.stringify(field.to)}`)
+    if (!/Id$/.test(name))
+      problems.push(
+        `${at('')}: a reference's name ends in Id (${name}Id), which names its relation (${name})`,
+      )
+    if (field.defaultToCaller && field.to !== 'users')
+      problems.push(`${at('defaultToCaller')}: only a reference to users can default to the caller`)
+    if (field.defaultToCaller && !field.nullable)
+      problems.push(`${at('defaultToCaller')}: needs nullable: true (a client-credentials token has no user)`)
+  }
+  if (field.currencyField !== undefined) {
+    const currency = fields[field.currencyField]
+    if (currency?.type !== 'text' || currency.format !== 'currency')
+      problems.push(
+        `${at('currencyField')}: no text field ${JSON.stringify(field.currencyField)} of format currency`,
+      )
+  }
+  if (field.readOnly && field.required)
+    problems.push(`${at('required')}: a read-only field cannot be required (no client may send it)`)
+  if (field.required === false && !field.nullable && field.default === undefined && !field.readOnly)
+    problems.push(`${at('required')}: a field that may be left out needs a default or nullable: true`)
+  if (field.readOnly && !field.nullable && field.default === undefined && !isParentField)
+    problems.push(
+      `${at('readOnly')}: a read-only field needs a default or nullable: true, or no record could be made`,
+    )
+  for (const param of filterParams(name, field))
+    if (LIST_PARAMS.has(param))
+      problems.push(`${at('filter')}: its query parameter ${param} is one every list already takes`)
+  return problems
+}
+
+/** The default must be a value the field accepts (or null when it is nullable). */
+function defaultProblems(at: (key: string) => string, field: FieldDeclaration, index: FileIndex): string[] {
+  if (field.default === undefined || (field.default === null && field.nullable)) return []
+  if (field.type === 'reference') return [`${at('default')}: a reference takes no default`]
+  if (field.type === 'enum' && !field.values?.includes(field.default as string))
+    return [`${at('default')}: ${JSON.stringify(field.default)} is not one of the values`]
+  const { schema } = fieldFromDeclaration(field, index.prefixOf)
+  const error = Value.Errors(schema, field.default).First()
+  if (!error) return []
+  const reason = error.message.charAt(0).toLowerCase() + error.message.slice(1)
+  return [`${at('default')}: ${JSON.stringify(field.default)} is not a value of this field (${reason})`]
+}
+
+/** Two fields whose filters give one query parameter (`pages` with a range, and `pagesGte`). */
+function parameterClashes(collection: string, fields: Record<string, FieldDeclaration>): string[] {
+  const problems: string[] = []
+  const owners = new Map<string, string>()
+  for (const [name, field] of Object.entries(fields)) {
+    for (const param of filterParams(name, field)) {
+      const owner = owners.get(param)
+      if (owner)
+        problems.push(
+          `${place('resources', collection, 'fields', name, 'filter')}: its query parameter ${param} is also the filter of ${owner}`,
+        )
+      else owners.set(param, name)
+    }
+  }
+  return problems
+}
+
+/** Every problem of a collection's fields. */
+export function fieldProblems(collection: string, resource: ResourceDeclaration, index: FileIndex): string[] {
+  const problems: string[] = []
+  // GraphQL's create, update and replace inputs cannot be empty, nor is a record a client cannot fill.
+  if (!Object.values(resource.fields).some((f) => !f.readOnly))
+    problems.push(`${place('resources', collection, 'fields')}: declares no field a client may write`)
+  problems.push(...parameterClashes(collection, resource.fields))
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (name === '$comment') continue
+    const at = (key: string) => place('resources', collection, 'fields', name, ...(key ? [key] : []))
+    if (!CAMEL.test(name)) {
+      problems.push(`${at('')}: a field's name is camelCase (title, authorId)`)
+      continue
+    }
+    if (SYSTEM_FIELDS.includes(name)) {
+      problems.push(`${at('')}: ${name} is reserved: every record has it`)
+      continue
+    }
+    problems.push(
+      ...limitProblems(at, field),
+      ...optionProblems(at, name, field, resource.fields, index, resource.parent?.field === name),
+      ...defaultProblems(at, field, index),
+    )
+  }
+  return problems
+}
