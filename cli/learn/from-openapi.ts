@@ -7,6 +7,8 @@
  * CLI keeps (cli/learn/cache.ts) and builds its Schema from.
  */
 import { camelCase } from '../../shared/query/fields.ts'
+import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
+import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
 import type { FieldDeclaration, FilterKind } from '../../shared/resources/fields.ts'
 import type { ResourceDeclaration } from '../../shared/schema/declaration.ts'
 
@@ -110,16 +112,24 @@ function filtersOf(parameters: unknown, known: ReadonlySet<string>): Map<string,
   )
 }
 
+/** Query parameters of a list that are not filters of a field (pagination, shaping, search). */
+const NOT_FILTERS = new Set<string>([
+  ...PAGINATION_PARAMS,
+  ...SHAPE_PARAMS,
+  'sort',
+  'q',
+  'search',
+  'created_after',
+  'created_before',
+  'updated_after',
+  'updated_before',
+])
+
 /** A filter parameter may name a field the record does not show (v2 folds `currency` into money). */
 function hiddenFilterFields(parameters: unknown, record: Json): Record<string, FieldDeclaration> {
   const fields: Record<string, FieldDeclaration> = {}
   for (const p of Array.isArray(parameters) ? parameters.filter(isObject) : []) {
-    if (
-      p.in !== 'query' ||
-      typeof p.name !== 'string' ||
-      !/ (equals|at least|at most)$/.test(String(p.description))
-    )
-      continue
+    if (p.in !== 'query' || typeof p.name !== 'string' || NOT_FILTERS.has(p.name)) continue
     const field = camelCase(p.name.replace(/_(gte|lte)$/, ''))
     if (field in record || field in fields) continue
     fields[field] = objectAt(p, 'schema').type === 'integer' ? { type: 'integer' } : { type: 'text' }
