@@ -320,7 +320,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .action((options) => withSchemaStore(dbOf(options), (store) => seedAndPrint(store, options.json, io.out)))
 
   registerAccountCommands(cli, { argv, io, dbOf, withStore: withSchemaStore, schema, print })
-  registerSchemaCommands(cli, { io, schema })
+  registerSchemaCommands(cli, { io, schema, dbOf })
 
   cli.command('keys <action>', 'Signing keys: keys rotate').action(async (action, options) => {
     if (action !== 'rotate') throw new UsageError(unknownAction('keys', action))
@@ -381,7 +381,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const file = optionalText(cli.options, 'schema', args) ?? (io.env.API_SCHEMA || undefined)
     // `init` and the JSON Schema need no schema in force; every other command reads it first.
     const command = cli.matchedCommandName
-    const needsSchema = command !== 'init' && (command !== 'schema' || cli.args[0] === 'print')
+    const needsSchema = command !== 'init' && (command !== 'schema' || cli.args[0] !== 'json-schema')
     if (file !== undefined && needsSchema && !cli.options.help) {
       given = schemaFromDeclaration(checkedDeclaration(file))
       schemaFile = file

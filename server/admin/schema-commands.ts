@@ -9,6 +9,8 @@ import { declarationOf } from '../../shared/schema/declaration.ts'
 import { readSchemaFile } from '../../shared/schema/file.ts'
 import { schemaFileJsonSchema } from '../../shared/schema/file-shape.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import { applySchema, planSchema } from '../schema/apply.ts'
+import type { SchemaChange } from '../schema/change.ts'
 import { UsageError } from './arguments.ts'
 import { unknownAction } from './command-line.ts'
 import starter from './starter.schema.json' with { type: 'json' }
@@ -42,10 +44,60 @@ interface SchemaContext {
   io: { out: (line: string) => void }
   /** The schema in force (`--schema FILE` or the built-in example), read when first asked. */
   schema: () => Schema
+  /** The database a command's `--db`/`API_DB` names. */
+  dbOf: (options: Record<string, unknown>) => string
 }
 
-/** `init [FILE]` and `schema print|json-schema`. */
-export function registerSchemaCommands(cli: CAC, { io, schema }: SchemaContext): void {
+/** A change as `schema plan` prints it: what it does, whether it is applied at start, its SQL. */
+function describeChange(change: SchemaChange): string[] {
+  const kind = change.destructive ? 'destructive' : 'safe'
+  return [
+    `${kind.padEnd(11)} ${change.description}`,
+    ...change.statements.flatMap((statement) => statement.split('\n').map((line) => `    ${line}`)),
+  ]
+}
+
+/** `schema plan`: every pending change and its SQL, applying none. */
+async function plan(io: SchemaContext['io'], location: string, schema: Schema, json: boolean) {
+  const { changes } = await planSchema(location, schema)
+  if (json) {
+    const listed = changes.map(({ description, destructive, statements }) => ({
+      description,
+      destructive,
+      statements,
+    }))
+    return io.out(JSON.stringify({ changes: listed }))
+  }
+  if (changes.length === 0) return io.out('The database follows the schema: nothing to change.')
+  for (const change of changes) for (const line of describeChange(change)) io.out(line)
+  const destructive = changes.filter((c) => c.destructive).length
+  io.out(
+    destructive === 0
+      ? `${changes.length} change(s), all safe: the next start applies them (or api-server schema apply).`
+      : `${changes.length} change(s), ${destructive} destructive: apply them with api-server schema apply --allow-destructive.`,
+  )
+}
+
+/** `schema apply [--allow-destructive]`: the pending changes in one transaction, recorded. */
+async function apply(
+  io: SchemaContext['io'],
+  location: string,
+  schema: Schema,
+  options: { json: boolean; allowDestructive: boolean },
+) {
+  const { changes } = await applySchema(location, schema, { allowDestructive: options.allowDestructive })
+  if (options.json)
+    return io.out(
+      JSON.stringify({
+        applied: changes.map((c) => ({ description: c.description, destructive: c.destructive })),
+      }),
+    )
+  if (changes.length === 0) return io.out('The database follows the schema: nothing to change.')
+  for (const change of changes) io.out(`applied ${change.description}`)
+}
+
+/** `init [FILE]` and `schema print|json-schema|plan|apply`. */
+export function registerSchemaCommands(cli: CAC, { io, schema, dbOf }: SchemaContext): void {
   cli
     .command(
       'init [file]',
@@ -73,16 +125,27 @@ export function registerSchemaCommands(cli: CAC, { io, schema }: SchemaContext):
       io.out(`  api-server serve --schema ${path}`)
     })
 
-  /** The schema command's actions; `plan` and `apply` join them with the schema changes. */
-  const actions: Record<string, () => void> = {
+  const actions: Record<string, (options: Record<string, unknown>) => void | Promise<void>> = {
     print: () => io.out(pretty({ $schema: `./${JSON_SCHEMA_FILE}`, ...declarationOf(schema()) }).trimEnd()),
     'json-schema': () => io.out(pretty(schemaFileJsonSchema()).trimEnd()),
+    plan: (options) => plan(io, dbOf(options), schema(), Boolean(options.json)),
+    apply: (options) =>
+      apply(io, dbOf(options), schema(), {
+        json: Boolean(options.json),
+        allowDestructive: Boolean(options.allowDestructive),
+      }),
   }
   cli
-    .command('schema <action>', 'The schema in force: schema print, schema json-schema')
-    .action((action: string) => {
+    .command(
+      'schema <action>',
+      'The schema in force: schema print, json-schema, plan (pending changes and their SQL), apply [--allow-destructive]',
+    )
+    .option('--allow-destructive', 'schema apply: apply changes that may lose or reject stored data too')
+    .action(async (action: string, options: Record<string, unknown>) => {
       const run = actions[action]
       if (!run) throw new UsageError(unknownAction('schema', action))
-      run()
+      if (options.allowDestructive && action !== 'apply')
+        throw new UsageError('--allow-destructive goes with schema apply')
+      await run(options)
     })
 }

@@ -18,6 +18,7 @@ import { planFields } from './change-fields.ts'
 import { dropSearch, makeSearch, partsOf, quoted } from './change-parts.ts'
 import { schemaFor } from './ddl.ts'
 import { DIALECTS, type DialectName } from './ddl-dialects.ts'
+import { deferForwardKeys } from './forward-keys.ts'
 
 /** The changes that take a database holding `previous` (null: no declared collection yet) to `next`. */
 export function planChanges(
@@ -84,13 +85,27 @@ export function planChanges(
     })
   }
 
+  // Tables there before the new collections: the service's own and the kept ones.
+  const made = new Set(
+    next.resources.filter((r) => r.service || previousName.has(r.name)).map((r) => r.table),
+  )
+  const laterKeys: string[] = []
+  let lastAdded: SchemaChange | undefined
   for (const r of declared)
-    if (!previousName.has(r.name))
-      changes.push({
+    if (!previousName.has(r.name)) {
+      const created = schemaFor(r, dialect, next)
+      const { now, later } =
+        dialect === 'postgres' ? deferForwardKeys(created, made, r.table) : { now: created, later: [] }
+      laterKeys.push(...later)
+      lastAdded = {
         description: `add collection ${r.name} (${Object.keys(r.fields).join(', ')})`,
         destructive: false,
-        statements: schemaFor(r, dialect, next),
-      })
+        statements: now,
+      }
+      changes.push(lastAdded)
+    }
+  // A reference between two new collections, once both tables exist.
+  lastAdded?.statements.push(...laterKeys)
 
   for (const r of declared) {
     const from = previousName.get(r.name)

@@ -81,7 +81,7 @@ export function schemaFor(resource: Resource, dialect: DialectName, schema: Sche
  * What the generated statements rely on besides the service's own tables, once per database:
  * PostgreSQL's extensions and the immutable unaccent its search columns are generated with.
  */
-export const preludeFor = (dialect: DialectName): string[] => [...DIALECTS[dialect].prelude]
+const preludeFor = (dialect: DialectName): string[] => [...DIALECTS[dialect].prelude]
 
 /** Every resource of `schema`, in its (dependency) order, after the prelude. */
 export function statementsFor(schema: Schema, dialect: DialectName): string[] {

@@ -6,7 +6,7 @@ import type { Schema } from '../../shared/schema/schema.ts'
  * them with an enum status and the action lend, chapters nested under books. A schema other than
  * the built-in example, for tests that every surface follows the declaration.
  */
-const LIBRARY: SchemaDeclaration = {
+export const LIBRARY: SchemaDeclaration = {
   resources: {
     authors: {
       singular: 'author',
