@@ -2,7 +2,7 @@
 import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
-import { createSchema, type Schema } from '../shared/schema/schema.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { actionCommand } from './commands/action.ts'
@@ -20,7 +20,7 @@ import { EXIT, exitCodeOf, UsageError } from './errors.ts'
 import { globalHelp } from './help.ts'
 import { collectionExamples } from './help-examples.ts'
 import { type Io, processIo } from './io.ts'
-import { learnSchema } from './learn/learn.ts'
+import { collectionsFor, wordsOf } from './learn/for-command.ts'
 import { colorsEnabled } from './output.ts'
 import { checkOptions, unknownCommand } from './typos.ts'
 
@@ -38,67 +38,19 @@ function report(io: Io, error: unknown): void {
   }
 }
 
-/** Commands that name a collection, and `completion`, which lists them: they learn the server's. */
-const LEARNING = new Set([
-  'list',
-  'get',
-  'create',
-  'update',
-  'replace',
-  'delete',
-  'query',
-  'action',
-  'completion',
-])
-/** Global options that take a value: the word after one is not the command. */
-const VALUED = new Set(['--format', '--timeout', '--api-version', '--profile'])
-
-/** The words typed that are not options (nor a global option's value): the command and its arguments. */
-function wordsOf(argv: readonly string[]): string[] {
-  return argv.filter((arg, i) => !arg.startsWith('-') && !VALUED.has(argv[i - 1] ?? ''))
-}
-
-/**
- * The collections the command needs, learned from the server (cli/learn/learn.ts); none for a
- * command that names none. A help that names no collection does without them when they cannot
- * be learned.
- */
-async function collectionsFor(io: Io, argv: readonly string[], raw: Map<string, string[]>): Promise<Schema> {
-  const none = createSchema([])
-  const [command, collection] = wordsOf(argv)
-  if (command === undefined || !LEARNING.has(command)) return none
-  const last = (name: string) => raw.get(name)?.at(-1)
-  const ctx = makeContext(
-    io,
-    {
-      profile: last('profile'),
-      apiVersion: last('api-version'),
-      timeout: last('timeout'),
-      // Not --verbose: the exchange it shows is the command's own.
-    },
-    none,
-  )
-  try {
-    return await learnSchema(ctx)
-  } catch (error) {
-    if ((raw.has('help') || raw.has('h')) && collection === undefined) return none
-    throw error
-  }
-}
-
 /** Runs one `api` command; returns the exit status (docs/cli.md). */
 export async function main(typed: string[], io: Io): Promise<number> {
   const argv = joinDashedValues(typed)
   const raw = rawOptions(argv)
-  let schema: Schema
+  let learned: { schema: Schema; version: string }
   try {
-    schema = await collectionsFor(io, argv, raw)
+    learned = await collectionsFor(io, argv, raw)
   } catch (error) {
     report(io, error)
     return exitCodeOf(error)
   }
+  const { schema, version } = learned
   const cli = cac('api')
-  const version = raw.get('api-version')?.at(-1) ?? 'v2'
   const examples = collectionExamples(schema, version)
   const withExamples = (command: ReturnType<typeof cli.command>, name: string) => {
     for (const example of examples[name] ?? []) command.example(example)

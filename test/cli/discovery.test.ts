@@ -111,6 +111,14 @@ describe('a server of another schema (the library)', () => {
     })
   })
 
+  it('learns v1 from its own document, kept apart from v2', async () => {
+    const run = await api('list', 'books', '--api-version', 'v1', '--status', 'lent')
+    expect(run.code).toBe(0)
+    expect((JSON.parse(run.stdout) as { status: string }[]).every((b) => b.status === 'lent')).toBe(true)
+    expect(existsSync(cachePath(env, 'v1'))).toBe(true)
+    expect(existsSync(cachePath(env, 'v2'))).toBe(true)
+  })
+
   it.each([
     [['list', 'bokos'], 'unknown collection "bokos" (did you mean books?)'],
     [['list', 'books', '--stauts', 'lent'], 'unknown filter --stauts for books (did you mean --status?)'],
