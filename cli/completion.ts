@@ -57,7 +57,7 @@ _api() {
       *)
         if [[ -z $cmd ]]; then cmd=$w
         elif [[ -z $coll ]]; then
-          # posts/pst_…/comments: the filters are the child collection's. (Parameter expansion
+          # books/bok_…/chapters: the filters are the child collection's. (Parameter expansion
           # rather than \`read -a\`, which zsh's read, under bashcompinit, does not have.)
           coll=\${w#*/*/}
           coll=\${coll%%/*}
@@ -97,7 +97,7 @@ function fish(w: Words): string {
   const when = (condition: string) => `complete -c api -n ${quote(`__api_at ${condition}`)}`
   // The words before the cursor read as the bash function reads them: a global option's value
   // (\`api --profile staging list\`) is neither the command nor the collection, and a nested path
-  // (\`posts/pst_…/comments\`) names its child collection.
+  // (\`books/bok_…/chapters\`) names its child collection.
   const parse = `function __api_at --description 'Whether api completes here: command, collection CMD…, option CMD…, filter COLL'
     set -l cmd ''
     set -l coll ''

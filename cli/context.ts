@@ -24,7 +24,12 @@ export interface Context {
   format: Format
   /** The API client with the stored (or API_TOKEN) credentials; created on first use. */
   api: () => ApiClient
-  /** The resources the server serves (for now the built-in example): collections, filters, actions. */
+  /** How long one attempt of a request may take. */
+  timeoutMs: number
+  /**
+   * The collections the server serves, learned from its OpenAPI document (cli/learn/); none for
+   * a command that does not name one.
+   */
   schema: Schema
 }
 
@@ -61,6 +66,7 @@ export function makeContext(given: Io, options: Record<string, unknown>, schema:
     server,
     prefix: `/api/${version}`,
     format,
+    timeoutMs: timeout * 1000,
     schema,
     api: () => {
       client ??= new ApiClient(io, server, openSession(io, server), {

@@ -2,7 +2,7 @@
 import { cac } from 'cac'
 import kleur from 'kleur'
 import { ApiError } from '../shared/errors.ts'
-import { exampleSchema } from '../shared/resources/index.ts'
+import type { Schema } from '../shared/schema/schema.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { actionCommand } from './commands/action.ts'
@@ -14,10 +14,13 @@ import { query } from './commands/query.ts'
 import { create, get, remove, write } from './commands/records.ts'
 import { request } from './commands/request.ts'
 import { webhooksCommand } from './commands/webhooks.ts'
+import { writeHelp } from './commands/write-help.ts'
 import { type Context, makeContext } from './context.ts'
 import { EXIT, exitCodeOf, UsageError } from './errors.ts'
 import { globalHelp } from './help.ts'
+import { collectionExamples } from './help-examples.ts'
 import { type Io, processIo } from './io.ts'
+import { collectionsFor, wordsOf } from './learn/for-command.ts'
 import { colorsEnabled } from './output.ts'
 import { checkOptions, unknownCommand } from './typos.ts'
 
@@ -37,11 +40,22 @@ function report(io: Io, error: unknown): void {
 
 /** Runs one `api` command; returns the exit status (docs/cli.md). */
 export async function main(typed: string[], io: Io): Promise<number> {
-  const cli = cac('api')
-  // The collections the commands know: the built-in example's until the CLI learns the server's.
-  const schema = exampleSchema()
   const argv = joinDashedValues(typed)
   const raw = rawOptions(argv)
+  let learned: { schema: Schema; version: string }
+  try {
+    learned = await collectionsFor(io, argv, raw)
+  } catch (error) {
+    report(io, error)
+    return exitCodeOf(error)
+  }
+  const { schema, version } = learned
+  const cli = cac('api')
+  const examples = collectionExamples(schema, version)
+  const withExamples = (command: ReturnType<typeof cli.command>, name: string) => {
+    for (const example of examples[name] ?? []) command.example(example)
+    return command
+  }
   let status: number = EXIT.ok
   const run =
     (command: (ctx: Context, ...args: never[]) => Promise<unknown>) =>
@@ -83,8 +97,13 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .command('whoami', 'Show the user or client, organization, scopes and expiry')
     .action(run((ctx) => whoami(ctx)))
 
-  cli
-    .command('list <collection>', 'List records; filters come from the collection (api list orders --help)')
+  withExamples(
+    cli.command(
+      'list <collection>',
+      'List records; filters come from the collection (api list COLLECTION --help)',
+    ),
+    'list',
+  )
     .allowUnknownOptions()
     .option('--all', 'Follow every page, streaming records as they arrive')
     .option('--max-items <n>', 'Stop after n records')
@@ -93,56 +112,53 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .option('--q <text>', 'Full-text search')
     .option('--include-total', 'Count the matching records')
     .option('--fields <names>', 'Only these fields (id always): id,status,user.name')
-    .option('--expand <relations>', 'Related records inline: user, lineItems, lineItems.product')
-    .example('api list orders --status paid')
-    .example('api list orders --fields id,status,user.name --expand user')
-    .example('api list orders --amount-gte 100 --sort -amount --all | jq length')
-    .example('api list posts/pst_…/comments')
+    .option(
+      '--expand <relations>',
+      'Related records inline, two levels at most (api list COLLECTION --help names them)',
+    )
     .action(run((ctx, spec: string, options) => list(ctx, spec, options)))
-  cli
-    .command('get <target> [id]', 'Show one record: api get orders ord_… (or orders/ord_…)')
+  withExamples(
+    cli.command('get <target> [id]', 'Show one record: api get COLLECTION ID (or COLLECTION/ID)'),
+    'get',
+  )
     .option('--fields <names>', 'Only these fields (id always): id,status,user.name')
-    .option('--expand <relations>', 'Related records inline: user, lineItems, lineItems.product')
-    .example('api get orders ord_… --expand lineItems.product')
+    .option(
+      '--expand <relations>',
+      'Related records inline, two levels at most (api list COLLECTION --help names them)',
+    )
     .action(run((ctx, spec: string, id: string | undefined, options) => get(ctx, spec, id, options)))
-  cli
-    .command('create <collection> [...fields]', 'Create a record from key=value and key:=json fields')
+  withExamples(
+    cli.command('create <collection> [...fields]', 'Create a record from key=value and key:=json fields'),
+    'create',
+  )
     .option('--data <json>', 'The whole body: JSON, @file.json or @- for standard input')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh one)')
-    .example("api create orders userId=usr_… 'amount[value]:=1200' 'amount[currency]=EUR'")
-    .example('api create posts/pst_…/comments authorId=usr_… text="Nice"')
     .action(run((ctx, spec: string, fields: string[], options) => create(ctx, spec, fields, options)))
-  for (const [name, method, verb, example] of [
-    ['update', 'PATCH', 'Change some fields of a record (PATCH)', 'api update orders ord_… status=paid'],
-    [
-      'replace',
-      'PUT',
-      'Replace a whole record (PUT): fields not given are reset',
-      "api replace products prd_… name=Lamp sku=L-2 'price[value]:=1999' 'price[currency]=EUR'",
-    ],
+  for (const [name, method, verb] of [
+    ['update', 'PATCH', 'Change some fields of a record (PATCH)'],
+    ['replace', 'PUT', 'Replace a whole record (PUT): fields not given are reset'],
   ] as const) {
-    cli
-      .command(`${name} <target> [...fields]`, verb)
+    withExamples(cli.command(`${name} <target> [...fields]`, verb), name)
       .option('--data <json>', 'The whole body: JSON, @file.json or @- for standard input')
       .option('--if-match <etag>', 'Only if the record still has this ETag')
-      .example(example)
       .action(run((ctx, spec: string, args: string[], options) => write(ctx, method, spec, args, options)))
   }
-  cli
-    .command(
+  withExamples(
+    cli.command(
       'delete <target> [id]',
       'Delete a record, or every record matching the filters of api list COLLECTION --help (--confirm)',
-    )
+    ),
+    'delete',
+  )
     .allowUnknownOptions()
     .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
-    .example('api delete orders ord_…')
-    .example('api delete orders --status cancelled --confirm')
-    .example('api delete posts --q draft --confirm')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
-  actionCommand(cli, run, schema)
+  actionCommand(cli, run, schema, examples.action ?? [])
   webhooksCommand(cli, run)
-  cli
-    .command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body')
+  withExamples(
+    cli.command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body'),
+    'query',
+  )
     .option('--sql <select>', 'application/sql: SELECT … FROM <collection> WHERE …')
     .option('--jsonpath <path>', "application/jsonpath: $[?@.status == 'paid']")
     .option('--form <pair>', 'application/x-www-form-urlencoded: key=value (repeatable)')
@@ -150,12 +166,6 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .option('--limit <n>', 'Records per page (1-100), written into the query')
     .option('--all', "Follow every page (the stored query's next), streaming records as they arrive")
     .option('--max-items <n>', 'Stop after n records')
-    .example(
-      `api query orders --sql "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY amount DESC"`,
-    )
-    // v2's amount is an object: `@.amount > 1000` compares it with a number and matches nothing.
-    .example(`api query orders --jsonpath '$[?@.amount.value > 1000]'`)
-    .example(`api query orders --sql "SELECT id FROM orders WHERE status = 'paid'" --all | jq length`)
     .action(run((ctx, spec: string, options) => query(ctx, spec, options)))
   cli
     .command(
@@ -164,19 +174,19 @@ export async function main(typed: string[], io: Io): Promise<number> {
     )
     .option('--var <item>', 'Variable: k=v (string) or k:=json (repeatable)')
     .option('--operation <name>', 'Operation to run, when the document has several')
-    .example(`api graphql 'query { orders(first: 5) { nodes { id status } } }'`)
-    .example(`api graphql 'query($s: [OrderStatus!]) { orders(status: $s) { totalCount } }' --var s=paid`)
+    .example(`api graphql 'query { users(first: 5) { nodes { id name role } } }'`)
+    .example(`api graphql 'query($n: Int) { users(first: $n) { totalCount } }' --var n:=2`)
     .action(run((ctx, document: string, options) => graphql(ctx, document, options)))
   cli
     .command(
       'request <method> <path> [...fields]',
-      'Any request, authenticated: api request GET /api/v2/orders',
+      'Any request, authenticated: api request GET /api/v2/users',
     )
     .option('-H, --header <header>', "Header 'Name: value' (repeatable)")
     .option('--input <file>', 'Body from a file, or - for standard input')
     .option('-i, --include', 'Print the status line and headers before the body')
     .example('api request GET /api/versions -i')
-    .example("api request POST /api/v2/products name=Lamp sku=L-1 'price[value]:=1999' 'price[currency]=EUR'")
+    .example("api request GET '/api/v2/users?limit=5'")
     .action(
       run((ctx, method: string, path: string, fields: string[], options) =>
         request(ctx, method, path, fields, options),
@@ -188,9 +198,15 @@ export async function main(typed: string[], io: Io): Promise<number> {
   cli.help((sections) => globalHelp(sections, io.env))
 
   try {
-    // `api list orders --help` shows that collection's real filters.
+    // `api list COLLECTION --help` shows that collection's real filters.
     if (argv[0] === 'list' && argv[1] && !argv[1].startsWith('-') && (raw.has('help') || raw.has('h'))) {
       io.stdout(listHelp(schema, argv[1]))
+      return EXIT.ok
+    }
+    // `api create COLLECTION --help` (update, replace) shows the fields that collection takes.
+    const [word, spec] = wordsOf(argv)
+    if (['create', 'update', 'replace'].includes(word ?? '') && spec && (raw.has('help') || raw.has('h'))) {
+      io.stdout(writeHelp(schema, word!, spec, version))
       return EXIT.ok
     }
     // cac prints help and the version with console.info; they belong on this run's stdout.
@@ -213,7 +229,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
         throw new UsageError('no command given (see api --help)')
       }
       // An unknown option before the command takes the command for its value (`api --verbos
-      // list orders`); the option is the typo, not the next word.
+      // list books`); the option is the typo, not the next word.
       const first = argv.findIndex((arg) => !arg.startsWith('-'))
       checkOptions(schema, cli, cli.globalCommand, first === -1 ? argv : argv.slice(0, first), [])
       throw unknownCommand(cli, String(cli.args[0]))

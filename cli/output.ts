@@ -44,7 +44,7 @@ const cut = (s: string, width: number) => (s.length > width ? `${s.slice(0, widt
 
 /**
  * An identifier column (`id`, `userId`, `actor.id`): its values are copied into the next
- * command, so they are shown whole or not at all, never cut to `ord_01…`.
+ * command, so they are shown whole or not at all, never cut to `bok_01…`.
  */
 const isIdColumn = (column: string) => /(^|\.)id$|Id$/.test(column)
 
@@ -150,7 +150,7 @@ export const shownOfTotal = (shown: number, total: number) =>
 
 /**
  * The columns of a table: `'keys'` takes the first record's fields in their order (a SQL column
- * list); a list of defaults keeps those the records have (v2's orders have no `currency`).
+ * list); a list of defaults keeps those the records have (v2 folds a money field's `currency` into it).
  */
 export type Columns = readonly string[] | 'keys'
 

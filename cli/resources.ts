@@ -21,14 +21,14 @@ function collection(schema: Schema, name: string): Resource {
 
 export interface Target {
   resource: Resource
-  /** The API path, e.g. `/api/v2/posts/pst_…/comments` or `/api/v2/orders/ord_…`. */
+  /** The API path, e.g. `/api/v2/books/bok_…/chapters` or `/api/v2/books/bok_…`. */
   path: string
   id?: string
 }
 
 /**
- * Reads `orders`, `orders/ord_…`, `posts/pst_…/comments` and `posts/pst_…/comments/cmt_…`
- * (an id may also come as the next argument: `api get orders ord_…`), as a path under `prefix`
+ * Reads `books`, `books/bok_…`, `books/bok_…/chapters` and `books/bok_…/chapters/chp_…`
+ * (an id may also come as the next argument: `api get books bok_…`), as a path under `prefix`
  * (`/api/v2`).
  */
 export function parseTarget(schema: Schema, prefix: string, spec: string, id?: string): Target {

@@ -7,6 +7,7 @@ import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
 import type { GraphQLEndpoint } from './graphql/endpoint.ts'
 import { graphiqlPage, mountGraphiQLAssets, wantsGraphiQL } from './graphql/graphiql-page.ts'
 import { isJsonType } from './http/body.ts'
+import { conditionalAnswer, type Representation, representation } from './http/conditional.ts'
 import { createEdge } from './http/edge.ts'
 import { checkJsonText } from './http/json-text.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.ts'
@@ -164,11 +165,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   )
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version, cache })
-    // Worked out on first request: most servers are never asked.
-    let openApi: string | undefined
-    app.get(`${version.prefix}/openapi.json`, () => {
-      openApi ??= JSON.stringify(openApiDocument({ schema, version, baseUrl }))
-      return json(200, JSON.parse(openApi), { 'Cache-Control': 'public, max-age=300' })
+    // Worked out on first request: most servers are never asked. Its strong ETag lets the CLI,
+    // which keeps the document to learn the collections, revalidate it with a 304 (docs/cli.md).
+    let openApi: Representation | undefined
+    app.get(`${version.prefix}/openapi.json`, ({ request }) => {
+      openApi ??= representation(
+        openApiDocument({ schema, version, baseUrl }),
+        new Date(clock()).toISOString(),
+        { 'Cache-Control': 'public, max-age=300' },
+      )
+      return conditionalAnswer(request, openApi)
     })
   }
   app.get('/api/versions', () =>

@@ -44,24 +44,27 @@ type Runner = (
   command: (ctx: Context, ...args: never[]) => Promise<unknown>,
 ) => (...args: unknown[]) => Promise<void>
 
-/** `orders: cancel, ship, deliver; posts: publish, unpublish`, from the declarations. */
+/** `books: lend, return; webhook-endpoints: rotate-secret, test`, from the learned collections. */
 const declared = (schema: Schema) =>
   schema.resources
     .filter((r) => r.actions.length > 0)
     .map((r) => `${r.name}: ${r.actions.map((a) => a.name).join(', ')}`)
     .join('; ')
 
-/** Registers `api action` on the command line. */
-export function actionCommand(cli: CAC, run: Runner, schema: Schema): void {
-  cli
-    .command('action <collection> <id> <action>', `Run an action on a record (${declared(schema)})`)
+/** Registers `api action` on the command line, with examples made from the learned collections. */
+export function actionCommand(cli: CAC, run: Runner, schema: Schema, examples: readonly string[]): void {
+  const actions = declared(schema)
+  const command = cli
+    .command(
+      'action <collection> <id> <action>',
+      `Run an action on a record${actions ? ` (${actions})` : ''}`,
+    )
     .option('--if-match <etag>', 'Only if the record still has this ETag')
     .option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh one)')
-    .example('api action orders ord_… cancel')
-    .example('api action posts pst_… publish')
-    .action(
-      run((ctx, collection: string, id: string, name: string, options: Record<string, unknown>) =>
-        action(ctx, collection, id, name, options),
-      ),
-    )
+  for (const example of examples) command.example(example)
+  command.action(
+    run((ctx, collection: string, id: string, name: string, options: Record<string, unknown>) =>
+      action(ctx, collection, id, name, options),
+    ),
+  )
 }

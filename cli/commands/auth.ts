@@ -122,11 +122,12 @@ export async function whoami(ctx: Context): Promise<void> {
   const issued = claimsOf(await api.token())
   const subject = typeof issued.sub === 'string' ? issued.sub : ''
   const user = subject.startsWith('usr_')
-  // A top-level collection (children have no list of their own) the token says it may read.
+  // A collection the token says it may read: every `read:` scope names one with a list, so
+  // whoami needs none of the collections learned from the server (cli/learn/).
   const readable =
     scopesOf(issued)
-      .map((s) => (s.startsWith('read:') ? ctx.schema.byName(s.slice('read:'.length)) : undefined))
-      .find((r) => r && !r.parent)?.name ?? 'users'
+      .find((s) => /^read:[a-z][a-z0-9-]*$/.test(s))
+      ?.slice('read:'.length) ?? 'users'
   const response = await api.send(
     'GET',
     user

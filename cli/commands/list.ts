@@ -124,8 +124,8 @@ const row = (left: string, right: string) => `  ${left.padEnd(32)}${right}`
  * The filter of a help's example, with a value that works as typed: an enum's first value, `true`,
  * else an id to put in (`--user-id usr_…`), else a date. A made-up `VALUE` would only fail.
  */
-function exampleFilter(schema: Schema, resource: Resource, nested: boolean): string | undefined {
-  // Under a parent's path (`posts/pst_…/comments`) the parent's id is given already.
+export function exampleFilter(schema: Schema, resource: Resource, nested: boolean): string | undefined {
+  // Under a parent's path (`books/bok_…/chapters`) the parent's id is given already.
   const flags = filterFlags(resource).filter(
     (f) => f.op === 'eq' && !(nested && f.field === resource.parent?.field),
   )

@@ -1,5 +1,6 @@
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
+import { typedFields } from '../field-types.ts'
 import { parseBody } from '../http.ts'
 import { bodyOf } from '../items.ts'
 import { printValue } from '../output.ts'
@@ -30,7 +31,8 @@ export async function get(
 export async function create(ctx: Context, spec: string, items: string[], options: Record<string, unknown>) {
   const target = parseTarget(ctx.schema, ctx.prefix, spec)
   if (target.id) throw new UsageError(`api create takes a collection (try: api update ${spec} ...)`)
-  const body = await bodyOf(ctx.io, items, options.data as string | undefined)
+  const given = await bodyOf(ctx.io, items, options.data as string | undefined)
+  const body = options.data === undefined ? typedFields(target.resource, given) : given
   const key = options.idempotencyKey === undefined ? crypto.randomUUID() : String(options.idempotencyKey)
   const created = await ctx.api().json('POST', target.path, {
     body: JSON.stringify(body),
@@ -47,7 +49,7 @@ export async function write(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<void> {
-  // The id may be part of the spec (orders/ord_…) or the first argument.
+  // The id may be part of the spec (books/bok_…) or the first argument.
   const withId = parseTarget(ctx.schema, ctx.prefix, spec)
   const target =
     withId.id || args.length === 0 || args[0]!.includes('=')
@@ -57,7 +59,8 @@ export async function write(
   if (!target.id) throw new UsageError(`api ${method === 'PATCH' ? 'update' : 'replace'} needs a record id`)
   if (method === 'PATCH' && items.length === 0 && options.data === undefined)
     throw new UsageError('api update needs the fields to change (key=value, key:=json) or --data')
-  const body = await bodyOf(ctx.io, items, options.data as string | undefined)
+  const given = await bodyOf(ctx.io, items, options.data as string | undefined)
+  const body = options.data === undefined ? typedFields(target.resource, given) : given
   const headers: Record<string, string> = { ...JSON_BODY }
   if (options.ifMatch !== undefined) headers['If-Match'] = String(options.ifMatch)
   printValue(

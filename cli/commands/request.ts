@@ -24,7 +24,7 @@ function headerList(value: unknown): Record<string, string> {
 function pathOnServer(server: string, target: string): string {
   if (target.startsWith('/')) return target
   if (!/^https?:\/\//i.test(target) || !URL.canParse(target))
-    throw new UsageError('PATH starts with / (for example /api/v2/orders), or is a URL of the server')
+    throw new UsageError('PATH starts with / (for example /api/v2/users), or is a URL of the server')
   const url = new URL(target)
   const base = new URL(server)
   if (url.origin !== base.origin)

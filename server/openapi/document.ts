@@ -1,3 +1,4 @@
+import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { UNMETERED } from '../http/edge.ts'
 import type { ApiVersion } from '../versions/versions.ts'
@@ -95,12 +96,28 @@ function componentResponses(
   return responses
 }
 
+/**
+ * What a client learning the collections from this document (the CLI, docs/cli.md) needs and
+ * OpenAPI has no place for: the singular its component schemas are named after, the id prefix
+ * that reference fields' patterns name, the parent and the field carrying its id, and the fields
+ * `sort` and `q` take (the parameters name them only in prose). Fields, types, filters and
+ * actions it reads from the standard parts.
+ */
+const collectionExtension = (r: Resource) => ({
+  singular: r.singular,
+  prefix: r.prefix,
+  ...(r.parent ? { parent: { ...r.parent } } : {}),
+  sort: r.sortable.filter((f) => r.fields[f]?.sort),
+  search: [...r.searchable],
+})
+
 const tagsOf = (schema: Schema) => [
   ...schema.resources.map((r) => ({
     name: r.name,
     description:
       `The ${r.name.replace(/-/g, ' ')}${r.parent ? `, nested under ${r.parent.collection}` : ''}` +
       `${r.writable ? '' : ' (read-only)'}; ids start with ${r.prefix}_.`,
+    'x-collection': collectionExtension(r),
   })),
   { name: 'search', description: 'Search across collections, and the stored queries and answers of QUERY.' },
   { name: 'oauth', description: 'The authorization server (docs/oauth.md).' },

@@ -1,7 +1,7 @@
 import { GRANT_TYPES } from '../store/types.ts'
 import { headerRefs, inlineHeader } from './headers.ts'
 import type { JsonObject } from './json.ts'
-import { query } from './parameters.ts'
+import { CONDITIONAL_GET, query } from './parameters.ts'
 
 type PathItem = JsonObject
 
@@ -135,7 +135,17 @@ export function servicePaths(prefix: string): Record<string, PathItem> {
         tags: ['service'],
         security: open,
         summary: 'Get this OpenAPI document',
-        responses: { '200': jsonBody({ type: 'object' }, 'The OpenAPI document of this version') },
+        description:
+          'Tags carry x-collection (singular, id prefix, parent, sort and search fields) for clients that learn the collections from it, as the CLI does; revalidate with If-None-Match.',
+        parameters: CONDITIONAL_GET,
+        responses: {
+          '200': jsonBody(
+            { type: 'object' },
+            'The OpenAPI document of this version',
+            headerRefs('ETag', 'Last-Modified'),
+          ),
+          '304': { description: 'Not modified', headers: headerRefs('ETag', 'Last-Modified') },
+        },
       },
     },
     '/api/versions': {

@@ -130,3 +130,14 @@ describe('a server free of the built-in example', () => {
     expect(await naming(files, (path) => Bun.file(`${ROOT}/${path}`).text())).toEqual([])
   })
 })
+
+describe('a CLI free of the built-in example', () => {
+  // It learns the collections from the server (docs/cli.md, "How api learns the server"); its
+  // help examples are made from what it learned.
+  it('names no collection of the example in a string of cli/', async () => {
+    const files: string[] = []
+    for await (const path of new Glob('cli/**/*.ts').scan(ROOT)) files.push(path)
+    expect(files.length).toBeGreaterThan(30)
+    expect(await naming(files.sort(), (path) => Bun.file(`${ROOT}/${path}`).text())).toEqual([])
+  })
+})

@@ -3,17 +3,27 @@
  * what it offers after a command line. zsh and fish are Debian packages that .ci/run installs: on
  * a machine without them their tests are skipped, in CI (CI=true) they fail.
  */
-import { afterAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exampleSchema } from '../../shared/resources/index.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
 import { BUN, CLI, removeTempDirs, spawnCli, tempDir } from './harness.ts'
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()
 
-const env = { XDG_CONFIG_HOME: tempDir() }
-afterAll(removeTempDirs)
+/** The script lists the collections of the server it learns them from (cli/learn/). */
+let server: TestServer
+let env: Record<string, string>
+beforeAll(async () => {
+  server = await startTestServer()
+  env = { API_URL: server.url, XDG_CONFIG_HOME: tempDir() }
+})
+afterAll(async () => {
+  await server.stop()
+  removeTempDirs()
+})
 
 /** A directory whose `api` runs the CLI from this checkout, for the shells' PATH. */
 const bin = tempDir('api-bin-')
@@ -94,6 +104,7 @@ async function complete(shell: Shell, lines: string[]): Promise<string[][]> {
   const child = Bun.spawn([SHELL_PATHS[shell], ...(shell === 'zsh' ? ['-f'] : []), ...argv], {
     cwd: home,
     env: {
+      API_URL: server.url,
       PATH: `${bin}:${process.env.PATH}`,
       HOME: home,
       XDG_CONFIG_HOME: home,

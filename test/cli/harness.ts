@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { credentialsPath } from '../../cli/config.ts'
 import type { Io } from '../../cli/io.ts'
 import { main } from '../../cli/main.ts'
+import { exampleDocument } from './example-document.ts'
 
 export const ROOT = resolve(import.meta.dir, '../..')
 export const BUN = join(ROOT, 'node_modules/.bin/bun')
@@ -63,12 +64,17 @@ export interface RecordedRequest {
   body: string | undefined
 }
 
-/** A fetch that records every request, then hands it to `next` (the real fetch by default). */
+/**
+ * A fetch that records every request, then hands it to `next` (the real fetch by default). The
+ * OpenAPI document the CLI learns the collections from (cli/learn/) is not recorded: `requests`
+ * are the command's own; test/cli/discovery.test.ts covers the learning.
+ */
 function recordingFetch(
   requests: RecordedRequest[],
   next: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> = fetch,
 ): typeof fetch {
   return (async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    if (new URL(String(input)).pathname.endsWith('/openapi.json')) return next(input, init)
     const body = typeof init.body === 'string' ? init.body : undefined
     requests.push({
       method: init.method ?? 'GET',
@@ -141,9 +147,13 @@ export async function runCli(argv: string[], options: RunOptions): Promise<CliRe
       result.questions.push(question)
       return options.answer ?? false
     },
-    fetch: recordingFetch(result.requests, (input, init) =>
-      options.fetch ? options.fetch(input, init, result) : fetch(input, init),
-    ),
+    fetch: recordingFetch(result.requests, (input, init) => {
+      // A stand-in for the server answers the command's requests; the document it learns from
+      // is the built-in example's, as a server without a schema file would answer it.
+      const document = options.fetch && exampleDocument(new Request(String(input), init))
+      if (document) return Promise.resolve(document)
+      return options.fetch ? options.fetch(input, init, result) : fetch(input, init)
+    }),
     now: options.now ?? Date.now,
     sleep: async (ms) => {
       result.sleeps.push(ms)

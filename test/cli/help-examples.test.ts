@@ -3,11 +3,11 @@
  * process in bash, against a server with the demo data (v2, the CLI's default): exit 0, and a
  * list or query of a collection the demo data fills prints records.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { afterAll, describe, expect, it } from 'bun:test'
 import { exampleSchema } from '../../shared/resources/index.ts'
 import { type Block, type Expectations, examplesOf, helpExamples, type Stage, stage } from './examples.ts'
 import { runBlock } from './examples-run.ts'
-import { removeTempDirs, runCli } from './harness.ts'
+import { removeTempDirs, runCli, tempDir } from './harness.ts'
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()
@@ -19,9 +19,13 @@ const EXPECTATIONS: Expectations = {
   mayBeEmpty: {},
 }
 
+/** The server the examples run against; the help's examples are made from its collections. */
+const demo: Stage = await stage()
+const helpEnv = { API_URL: demo.server.url, XDG_CONFIG_HOME: tempDir() }
+
 /** A command's help, read as the user reads it. */
 async function help(argv: string[]): Promise<string> {
-  const run = await runCli([...argv, '--help'], { env: {} })
+  const run = await runCli([...argv, '--help'], { env: helpEnv })
   if (run.code !== 0) throw new Error(`api ${argv.join(' ')} --help: ${run.stderr}`)
   return run.stdout
 }
@@ -38,6 +42,7 @@ async function helpBlocks(): Promise<Block[]> {
     ...commands.map((command) => [command]),
     ...SCHEMA.resources.map((resource) => ['list', resource.name]),
     ['list', 'posts/pst_…/comments'],
+    ...['create', 'update', 'replace'].map((command) => [command, 'orders']),
   ]
   const blocks: Block[] = []
   for (const page of pages) {
@@ -47,12 +52,8 @@ async function helpBlocks(): Promise<Block[]> {
   return blocks
 }
 
-let demo: Stage
 const blocks = await helpBlocks()
 
-beforeAll(async () => {
-  demo = await stage()
-})
 afterAll(async () => {
   await demo.stop()
   removeTempDirs()

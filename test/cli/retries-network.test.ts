@@ -3,6 +3,7 @@
  * answering 502 or 504, a connection dropped before any answer, a long Retry-After while piped.
  */
 import { afterAll, afterEach, describe, expect, it } from 'bun:test'
+import { exampleDocument } from './example-document.ts'
 import { removeTempDirs, secret, spawnCli, tempDir } from './harness.ts'
 
 const TOKEN = 'retry-token-0123456789'
@@ -21,6 +22,9 @@ function scripted(steps: (() => Response)[]) {
     hostname: '127.0.0.1',
     port: 0,
     fetch: (request) => {
+      // The document the CLI learns the collections from comes first, outside the script.
+      const document = exampleDocument(request)
+      if (document) return document
       seen.push({ method: request.method, key: request.headers.get('idempotency-key') })
       return (steps.shift() ?? (() => Response.json(PAGE)))()
     },
@@ -88,7 +92,17 @@ describe('a connection dropped before the answer', () => {
       hostname: '127.0.0.1',
       port: 0,
       socket: {
-        data(socket) {
+        async data(socket, request) {
+          // The document the CLI learns the collections from is answered, outside the count.
+          const path = /^GET (\S+)/.exec(request.toString())?.[1] ?? ''
+          const document = exampleDocument(new Request(`http://127.0.0.1${path}`))
+          if (document) {
+            const text = await document.text()
+            socket.write(
+              `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+            )
+            return void socket.end()
+          }
           connections++
           if (connections <= drops) return void socket.end()
           socket.write(

@@ -3,6 +3,7 @@
  * hangs, so these tests talk to a tiny local stub that answers from a script.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { exampleDocument } from './example-document.ts'
 import { BUN, CLI, removeTempDirs, runCli, secret, tempDir } from './harness.ts'
 
 type Step = () => Response | Promise<Response>
@@ -27,7 +28,8 @@ beforeAll(() => {
   stub = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: () => (script.shift() ?? json(200, EMPTY_PAGE))(),
+    // The document the CLI learns the collections from comes first, outside the script.
+    fetch: (request) => exampleDocument(request) ?? (script.shift() ?? json(200, EMPTY_PAGE))(),
   })
   env = { API_URL: stub.url.origin, API_TOKEN: 'stub-token-0123456789', XDG_CONFIG_HOME: tempDir() }
   secret(env.API_TOKEN)

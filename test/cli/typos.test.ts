@@ -1,11 +1,21 @@
 /** Typos in commands, options and filters: named as typed, with the nearest one meant, exit 2. */
 import { afterAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
+import { exampleDocument } from './example-document.ts'
 import { removeTempDirs, runCli, spawnCli, tempDir } from './harness.ts'
 
-// Nothing listens here: a typo must be caught before any request.
-const env = { API_URL: 'http://127.0.0.1:9', API_TOKEN: 'typo-token-0123456789', XDG_CONFIG_HOME: tempDir() }
-afterAll(removeTempDirs)
+// A server that answers only the document the CLI learns the collections from: a typo must be
+// caught before any other request.
+const stub = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch: (request) => exampleDocument(request) ?? new Response('no request was expected', { status: 500 }),
+})
+const env = { API_URL: stub.url.origin, API_TOKEN: 'typo-token-0123456789', XDG_CONFIG_HOME: tempDir() }
+afterAll(() => {
+  stub.stop(true)
+  removeTempDirs()
+})
 
 describe('api with a typo', () => {
   const cases: [string[], string][] = [
@@ -62,9 +72,9 @@ describe('api with a typo', () => {
       ['list', 'orders', '--sort', '-amount', '--status=paid', '--limit', '5', '--timeout', '0.1'],
       env,
     )
-    // Past the option check: the request is tried (and nothing listens).
-    expect(run.code).toBe(3)
-    expect(run.stderr).toContain('could not reach')
+    // Past the option check: the request is sent (and answered 500 by this server).
+    expect(run.code).toBe(1)
+    expect(run.stderr).toBe('error INTERNAL (500): The server answered 500.\n')
   })
 })
 
