@@ -256,7 +256,8 @@ describe('replicas of the previous schema while a change is applied', () => {
     expect(await create.json()).toEqual({
       error: { code: 'INTERNAL', message: expect.any(String), details: [] },
     })
-    expect(logged.length).toBeGreaterThan(0)
+    // The log line names what the database missed (its wording differs between the backends).
+    expect(logged.some((line) => line.includes('unexpected error') && line.includes('country'))).toBe(true)
     const read = await through(second.url, `/api/v1/authors/${authorId}?fields=name,country`)
     expect(read.status).toBe(500)
     // The server lives on: the books, which lost nothing, are read and written as before.
