@@ -61,11 +61,13 @@ async function serving(body: (url: string) => Promise<void>) {
   }
   try {
     await body(url)
-  } finally {
-    child.kill('SIGTERM')
-    const code = await child.exited
-    if (code !== 0) throw new Error(`api-server exited ${code} after SIGTERM`)
+  } catch (error) {
+    child.kill()
+    throw error
   }
+  child.kill('SIGTERM')
+  const code = await child.exited
+  if (code !== 0) throw new Error(`api-server exited ${code} after SIGTERM`)
 }
 
 try {
