@@ -3,11 +3,12 @@
  * (contract, "Several replicas"; docs/schema-changes.md, "Several replicas"). Two servers of the
  * library on one database (on PostgreSQL two replicas, on SQLite two servers on one file), one of
  * them an `api-server serve --schema` process of its own, both without a response cache so that
- * every read reaches the database; `api-server schema apply` in another process adds a nullable field, a field with a default, a filter, a
- * searched field and a collection. The old servers answer every read and write of the old shape
- * while and after it is applied; a server of the new file reads the new fields. A field removed
- * under them makes the old servers answer that collection's requests with a 500 in the
- * contract's shape and a log line, and nothing else is lost.
+ * every read reaches the database; `api-server schema apply` in another process adds a nullable
+ * field, a field with a default, a filter, a searched field and a collection. The old servers
+ * answer every read and write of the old shape while and after it is applied; a server of the new
+ * file reads the new fields. A field removed under them makes the old servers answer that
+ * collection's requests with a 500 in the contract's shape and a log line, and nothing else is
+ * lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
