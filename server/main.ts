@@ -19,6 +19,7 @@ import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { DEFAULT_CACHE_MB } from './http/response-cache.ts'
 import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
+import { schemaVersionAt } from './schema/apply.ts'
 import { serve } from './serve.ts'
 import { describeLocation, isPostgresUrl, openStore } from './store/open.ts'
 import type { Store } from './store/store.ts'
@@ -299,8 +300,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
   for (const option of serveCommand.options) if (option.negated) option.config.default = undefined
 
   cli.command('migrate', 'Apply pending migrations and exit').action(async (options) => {
-    const version = await withSchemaStore(dbOf(options), (store) => store.migrate())
-    print(options.json, { version }, `database at schema version ${version}`)
+    const db = dbOf(options)
+    const version = await withSchemaStore(db, (store) => store.migrate())
+    // `version` stays the service's migrations, as scripts read it; the schema file's is beside it.
+    const recorded = await schemaVersionAt(db)
+    const schemaVersion = recorded?.version ?? 0
+    const schemaHash = recorded?.hash ?? ''
+    print(
+      options.json,
+      { version, schemaVersion, schemaHash },
+      `database at service version ${version}; schema version ${schemaVersion} (sha256 ${schemaHash.slice(0, 12)}…)`,
+    )
   })
 
   const seedAndPrint = async (store: Store, json: boolean, say: (line: string) => void) => {

@@ -11,7 +11,7 @@ import { postgresSchemaDatabase } from '../store/postgres/schema-database.ts'
 import { migrateService, openDatabase } from '../store/sqlite/db.ts'
 import { sqliteSchemaDatabase } from '../store/sqlite/schema-database.ts'
 import type { SchemaChange } from './change.ts'
-import { pendingChanges, reconcile, type SchemaDatabase } from './reconcile.ts'
+import { pendingChanges, reconcile, recordedSchema, type SchemaDatabase } from './reconcile.ts'
 
 /** Runs `fn` on the database at `location` after the service's own migrations, then closes it. */
 async function withSchemaDatabase<T>(location: string, fn: (db: SchemaDatabase) => Promise<T>): Promise<T> {
@@ -49,4 +49,9 @@ export function applySchema(
   options: { allowDestructive: boolean; logger?: Logger },
 ): Promise<{ changes: SchemaChange[] }> {
   return withSchemaDatabase(location, async (db) => ({ changes: await reconcile(db, schema, options) }))
+}
+
+/** The schema the database at `location` holds: its version in `schema_versions` and its hash. */
+export function schemaVersionAt(location: string): Promise<{ version: number; hash: string } | null> {
+  return withSchemaDatabase(location, (db) => db.read(recordedSchema))
 }

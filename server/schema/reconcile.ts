@@ -119,6 +119,14 @@ async function pendingOn(db: SchemaDatabase, sql: SchemaSql, schema: Schema): Pr
   }
 }
 
+/** The latest schema recorded in `schema_versions`; null before any. */
+export async function recordedSchema(sql: SchemaSql): Promise<{ version: number; hash: string } | null> {
+  const [latest] = await sql.all<{ version: unknown; hash: string }>(
+    'SELECT version, hash FROM schema_versions ORDER BY version DESC LIMIT 1',
+  )
+  return latest ? { version: Number(latest.version), hash: latest.hash } : null
+}
+
 const nothingToDo = (pending: Pending) => pending.changes.length === 0 && pending.recorded
 
 /** The changes `reconcile` would apply to make the database follow `schema`; writes nothing. */

@@ -53,17 +53,19 @@ export function layoutOf(resource: Resource): [string, string, Field][] {
 }
 
 /**
- * The column list of a read of `fields` (and of `also`, what ordering needs), besides the id and
- * the timestamps every read has; `*` when `fields` is undefined (every field).
+ * The column list of a read of `fields` (and of `also`, what ordering needs), besides the id and the
+ * timestamps every read has; every declared column when `fields` is
+ * undefined. Never `*`: a replica still running the previous schema file keeps its statements
+ * while another applies a change that adds columns, and PostgreSQL refuses to run a prepared
+ * `SELECT *` whose result gained a column ("cached plan must not change result type").
  */
 export function selectList(
   resource: Resource,
   fields: readonly string[] | undefined,
   also: readonly string[] = [],
 ): string {
-  if (fields === undefined) return '*'
   const columns = new Set(['id', 'created_at', 'updated_at'])
-  for (const name of [...fields, ...also]) {
+  for (const name of [...(fields ?? Object.keys(resource.fields)), ...also]) {
     if (Object.hasOwn(resource.fields, name)) columns.add(columnOf(name))
     // A declared object (an event's `actor`) reads each of its members.
     for (const member of Object.values(resource.objects[name] ?? {})) columns.add(columnOf(member))

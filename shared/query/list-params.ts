@@ -39,10 +39,12 @@ export function filterParams(resource: Resource): FilterParam[] {
   return params
 }
 
-const cache = new Map<string, { byName: Map<string, FilterParam>; known: Set<string> }>()
+// By the resource itself, not its name: servers of two schemas in one process (a test's replicas
+// of the previous file and of the next) each filter by their own declaration of a collection.
+const cache = new WeakMap<Resource, { byName: Map<string, FilterParam>; known: Set<string> }>()
 
 function paramsOf(resource: Resource) {
-  let entry = cache.get(resource.name)
+  let entry = cache.get(resource)
   if (!entry) {
     const byName = new Map(filterParams(resource).map((p) => [p.name, p]))
     const known = new Set<string>([
@@ -54,7 +56,7 @@ function paramsOf(resource: Resource) {
       ...byName.keys(),
     ])
     entry = { byName, known }
-    cache.set(resource.name, entry)
+    cache.set(resource, entry)
   }
   return entry
 }

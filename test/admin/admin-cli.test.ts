@@ -28,10 +28,22 @@ function query<T>(sql: string, ...params: string[]): T[] {
 }
 
 describe('api-server migrate', () => {
-  it('prints the schema version, as text and as JSON', async () => {
-    expect(await runOk(['migrate'], db)).toMatch(/^database at schema version [1-9]\d*\n$/)
-    const { version } = JSON.parse(await runOk(['migrate', '--json'], db))
+  it("prints the service's version and the schema's, as text and as JSON", async () => {
+    const text = await runOk(['migrate'], db)
+    const [recorded] = query<{ version: number; hash: string }>(
+      'SELECT version, hash FROM schema_versions ORDER BY version DESC LIMIT 1',
+    )
+    expect(recorded!.hash).toMatch(/^[0-9a-f]{64}$/)
+    const { version, schemaVersion, schemaHash } = JSON.parse(await runOk(['migrate', '--json'], db))
     expect(Number.isInteger(version) && version > 0).toBe(true)
+    // A second migrate records nothing new: both print the schema the database holds.
+    expect({ schemaVersion, schemaHash }).toEqual({
+      schemaVersion: recorded!.version,
+      schemaHash: recorded!.hash,
+    })
+    expect(text).toBe(
+      `database at service version ${version}; schema version ${recorded!.version} (sha256 ${recorded!.hash.slice(0, 12)}…)\n`,
+    )
   })
 
   it('leaves exactly one public api-cli client, with no secret, however often it runs', async () => {

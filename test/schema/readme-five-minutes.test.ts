@@ -15,7 +15,7 @@ const SECTION = README.slice(
   README.indexOf('## The server: `api-server`'),
 )
 // The blocks are indented under their list items.
-const [INIT, SERVE, USE] = [...SECTION.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+const [INIT = '', SERVE = '', USE = ''] = [...SECTION.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
   m[1]!.replace(/^ {3}/gm, '').trim(),
 )
 const dir = tempDir('api-readme-five-')

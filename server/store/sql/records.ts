@@ -68,8 +68,10 @@ export async function findRecord(
   columns?: readonly string[],
 ): Promise<StoredRecord | null> {
   const forUpdate = lock ? x.dialect.forUpdate : ''
-  const list = columns === undefined ? '*' : `${selectList(resource, columns)}, org_id`
-  const row = await x.get<Row>(`SELECT ${list} FROM ${resource.table} WHERE id = ?${forUpdate}`, [id])
+  const row = await x.get<Row>(
+    `SELECT ${selectList(resource, columns)}, org_id FROM ${resource.table} WHERE id = ?${forUpdate}`,
+    [id],
+  )
   return row ? stored(resource, row) : null
 }
 
@@ -199,9 +201,10 @@ export async function removeRecord(x: Executor, resource: Resource, id: string):
 /** Children of a record (`line-items` of an order), oldest first. */
 export async function childRecords(x: Executor, child: Resource, parentId: string): Promise<StoredRecord[]> {
   const column = columnOf(child.parent!.field)
-  const rows = (await x.all(`SELECT * FROM ${child.table} WHERE ${column} = ? ORDER BY created_at, id`, [
-    parentId,
-  ])) as Row[]
+  const rows = (await x.all(
+    `SELECT ${selectList(child, undefined)}, org_id FROM ${child.table} WHERE ${column} = ? ORDER BY created_at, id`,
+    [parentId],
+  )) as Row[]
   return rows.map((row) => stored(child, row))
 }
 
