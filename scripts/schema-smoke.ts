@@ -3,17 +3,37 @@
  * `init` writes the starter (a library), `serve --schema` serves it, records are created, listed
  * and lent through HTTP; then the file changes between starts: a field added (the next start
  * applies it, the records intact), a field removed (the start refuses, `schema plan` shows it,
- * `schema apply --allow-destructive` applies it).
- * Usage: bun scripts/schema-smoke.ts dist/api-server
+ * `schema apply --allow-destructive` applies it). The compiled `api` learns the library from the
+ * server and lists, creates and lends through it.
+ * Usage: bun scripts/schema-smoke.ts dist/api-server dist/api
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
+const cliBinary = resolve(process.argv[3] ?? 'dist/api')
 const dir = mkdtempSync(join(tmpdir(), 'api-schema-smoke-'))
 const server = join(dir, 'api-server')
 copyFileSync(binary, server)
+
+/** Runs the compiled `api` against `url` with the smoke client's credentials; its JSON output. */
+const api = (url: string, credentials: { client_id: string; client_secret: string }, args: string[]) => {
+  const result = Bun.spawnSync([cliBinary, ...args], {
+    cwd: dir,
+    env: {
+      PATH: '/usr/bin:/bin',
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      API_URL: url,
+      API_CLIENT_ID: credentials.client_id,
+      API_CLIENT_SECRET: credentials.client_secret,
+    },
+  })
+  if (result.exitCode !== 0)
+    throw new Error(`api ${args.join(' ')} exited ${result.exitCode}: ${result.stderr.toString()}`)
+  step(`api ${args.join(' ')} -> exit 0`)
+  return result.stdout.toString()
+}
 const FILE = 'api.schema.json'
 const env = { PATH: '/usr/bin:/bin', API_SCHEMA: FILE }
 const step = (message: string) => console.log(`schema-smoke: ${message}`)
@@ -105,6 +125,14 @@ try {
     if (list.data.length !== 1) throw new Error(`the list has ${list.data.length} books`)
     const lent = await call(url, 'POST', `/api/v2/books/${bookId}/lend`, 200)
     if (lent.status !== 'lent') throw new Error(`the lent book is ${lent.status}`)
+    // The CLI, which knows nothing of books until it asks the server.
+    api(url, client, ['login', '--client-credentials'])
+    const made = JSON.parse(
+      api(url, client, ['create', 'books', 'title=Lavinia', `authorId=${author.id}`, 'pages=279']),
+    )
+    api(url, client, ['action', 'books', made.id, 'lend'])
+    const listed = JSON.parse(api(url, client, ['list', 'books', '--status', 'lent'])) as { id: string }[]
+    if (listed.length !== 2) throw new Error(`api list books --status lent printed ${listed.length} books`)
   })
 
   editBooks((fields) => {
