@@ -383,7 +383,8 @@ describe('api-server serve --host 0.0.0.0 with a certificate', () => {
     expect({ code, stdout, stderr }).toEqual({
       code: 3,
       stdout: '',
-      stderr: `api: could not reach https://127.0.0.2:${port} (the server's certificate is for 127.0.0.1 and localhost, not 127.0.0.2)\n`,
+      // The first request a list makes is the one that learns the server's collections.
+      stderr: `api: could not reach https://127.0.0.2:${port} (the server's certificate is for 127.0.0.1 and localhost, not 127.0.0.2) to learn its collections, and profile default keeps no copy of them from an earlier run\n`,
     })
   })
 })
