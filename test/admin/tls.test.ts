@@ -190,8 +190,10 @@ describe('api-server serve --tls-cert --tls-key', () => {
     await server?.stop()
   })
 
-  it('listens on https and says so, with how the CLI trusts a private CA', () => {
+  it('listens on https and says so, with how the CLI trusts a private CA', async () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+    // The next steps follow the line startServe waits for; on a busy machine a moment later.
+    for (let i = 0; i < 100 && !server.stderr().includes('private CA'); i++) await Bun.sleep(50)
     expect(server.stderr()).toContain(`API_URL=${server.url} npm run -s api -- login`)
     expect(server.stderr()).toContain(
       `If the certificate is from a private CA, give the CLI its certificate: API_URL=${server.url} API_CA_CERT=ca.pem npm run -s api -- login`,
