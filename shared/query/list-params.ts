@@ -39,10 +39,12 @@ export function filterParams(resource: Resource): FilterParam[] {
   return params
 }
 
-const cache = new Map<string, { byName: Map<string, FilterParam>; known: Set<string> }>()
+// By the resource itself, not its name: two schemas in one process (a test's servers) may each
+// declare a collection of one name with other filters.
+const cache = new WeakMap<Resource, { byName: Map<string, FilterParam>; known: Set<string> }>()
 
 function paramsOf(resource: Resource) {
-  let entry = cache.get(resource.name)
+  let entry = cache.get(resource)
   if (!entry) {
     const byName = new Map(filterParams(resource).map((p) => [p.name, p]))
     const known = new Set<string>([
@@ -54,7 +56,7 @@ function paramsOf(resource: Resource) {
       ...byName.keys(),
     ])
     entry = { byName, known }
-    cache.set(resource.name, entry)
+    cache.set(resource, entry)
   }
   return entry
 }
@@ -82,7 +84,7 @@ export function parseSort(resource: Orderable, raw: string | null): SortKey[] {
   if (parts.length > MAX_SORT_KEYS) throw fail(`at most ${MAX_SORT_KEYS} keys`)
   const keys: SortKey[] = []
   for (const part of parts) {
-    const match = /^([+-]?)([A-Za-z_]{1,64})(?::(asc|desc))?$/.exec(part.trim())
+    const match = /^([+-]?)([A-Za-z_][A-Za-z0-9_]{0,63})(?::(asc|desc))?$/.exec(part.trim())
     if (!match) throw fail(`"${part.slice(0, 80)}" is not field, -field or field:asc|desc`)
     const [, sign, name, direction] = match
     if (sign && direction) throw fail(`"${part}" gives the direction twice`)
