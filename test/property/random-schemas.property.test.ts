@@ -1,0 +1,259 @@
+/**
+ * Random valid schemas served (issue 26, item 7): each generated declaration passes the schema
+ * file's check, and a real server started with it serves every collection as the contract says:
+ * create (nested ones under their parent), read, filter, sort, search, update, actions, delete and
+ * GraphQL's list. PROPERTY_SEED replays a run (fast-check prints its seed on failure);
+ * PROPERTY_SCHEMAS serves more or fewer schemas than the default eight.
+ */
+import { describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { camelCase } from '../../shared/query/fields.ts'
+import { snakeCase } from '../../shared/resources/define.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { type SchemaDeclaration, schemaFromDeclaration } from '../../shared/schema/declaration.ts'
+import { readSchemaFile } from '../../shared/schema/file.ts'
+import { validSchema } from '../support/random-schema.ts'
+import { bodyOf, compareValues, expectedRecord, nthValue } from '../support/random-values.ts'
+import { startTestServer, type Tenant } from '../support/server.ts'
+
+const seed = Number(process.env.PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31))
+const schemas = Number(process.env.PROPERTY_SCHEMAS ?? 8)
+
+type Rec = Record<string, unknown> & { id: string }
+
+/** One server's records and the requests made of it. */
+interface Run {
+  tenant: Tenant
+  tag: string
+  /** The record of each collection that others reference and nest under. */
+  firsts: Map<string, string>
+  /** Records that exist, by collection. */
+  live: Map<string, Rec[]>
+}
+
+async function call(run: Run, method: string, path: string, json?: unknown) {
+  const response = await run.tenant.fetch(path, { method, ...(json === undefined ? {} : { json }) })
+  const text = await response.text()
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> }
+}
+
+async function ok(run: Run, method: string, path: string, json: unknown, status: number) {
+  const answer = await call(run, method, path, json)
+  if (answer.status !== status)
+    throw new Error(
+      `${method} ${path} ${JSON.stringify(json)} answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+    )
+  return answer.body
+}
+
+const listIds = async (run: Run, path: string) =>
+  ((await ok(run, 'GET', path, undefined, 200)).data as Rec[]).map((r) => r.id)
+
+/** Creates the `n`-th record and checks it reads back as sent, with defaults for what was left out. */
+async function create(run: Run, resource: Resource, base: string, n: number, full: boolean, extra = {}) {
+  const idOf = (c: string) => run.firsts.get(c)!
+  const body = { ...bodyOf(resource, n, full, run.tag, idOf), ...extra }
+  const made = (await ok(run, 'POST', base, body, 201)) as Rec
+  const parentId = resource.parent ? idOf(resource.parent.collection) : undefined
+  const read = await ok(run, 'GET', `/api/v1/${resource.name}/${made.id}`, undefined, 200)
+  expect(read).toMatchObject(expectedRecord(resource, body, parentId))
+  return read as Rec
+}
+
+async function checkFilters(run: Run, resource: Resource, base: string, record: Rec) {
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (!field.filter || record[name] === null) continue
+    const value = String(record[name])
+    const param = snakeCase(name)
+    const queries = [
+      ...(field.filter !== 'range' ? [{ [param]: value }] : []),
+      ...(field.filter !== 'eq' ? [{ [`${param}_gte`]: value, [`${param}_lte`]: value }] : []),
+    ]
+    for (const query of queries) {
+      const found = (await ok(run, 'GET', `${base}?${new URLSearchParams(query)}`, undefined, 200))
+        .data as Rec[]
+      expect(found.map((r) => r.id)).toContain(record.id)
+      for (const r of found) expect(r[name]).toEqual(record[name])
+    }
+  }
+}
+
+async function checkSorts(run: Run, resource: Resource, base: string, records: Rec[]) {
+  for (const name of resource.sortable) {
+    for (const direction of [1, -1]) {
+      const sort = `${direction < 0 ? '-' : ''}${snakeCase(name)}`
+      const found = (await ok(run, 'GET', `${base}?sort=${sort}`, undefined, 200)).data as Rec[]
+      expect(found.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort())
+      for (let i = 1; i < found.length; i++)
+        expect(direction * compareValues(found[i - 1]![name], found[i]![name])).toBeLessThanOrEqual(0)
+    }
+  }
+}
+
+async function checkActions(run: Run, resource: Resource, record: Rec) {
+  let current = record
+  for (const action of resource.actions.filter((a) => a.field !== undefined)) {
+    const path = `/api/v2/${resource.name}/${record.id}/${action.name}`
+    const field = action.field!
+    const answer = await call(run, 'POST', path)
+    if (!action.from!.includes(current[field] as string)) {
+      expect(answer.status).toBe(409)
+      continue
+    }
+    expect(answer.status).toBe(200)
+    expect(answer.body[field]).toEqual(action.to)
+    current = answer.body as Rec
+    const data = (
+      await ok(run, 'GET', `/api/v1/events?type=${resource.eventName}.${action.past}`, undefined, 200)
+    ).data as Rec[]
+    expect(data.map((e) => e.resourceId)).toContain(record.id)
+  }
+}
+
+async function exercise(run: Run, resource: Resource) {
+  const parent = resource.parent
+  const base = parent
+    ? `/api/v1/${parent.collection}/${run.firsts.get(parent.collection)}/${resource.name}`
+    : `/api/v1/${resource.name}`
+  // Only what is required: defaults fill the rest. Deleted at once, it leaves nulls out of the sorts.
+  const bare = await create(run, resource, base, 0, false)
+  await ok(run, 'DELETE', `/api/v1/${resource.name}/${bare.id}`, undefined, 204)
+  expect((await call(run, 'GET', `/api/v1/${resource.name}/${bare.id}`)).status).toBe(404)
+  // The third record starts where the first action can run from.
+  const first = resource.actions.find((a) => a.field && resource.writableFields.includes(a.field))
+  const records: Rec[] = []
+  for (const n of [1, 2, 3])
+    records.push(
+      await create(run, resource, base, n, true, n === 3 && first ? { [first.field!]: first.from![0] } : {}),
+    )
+  run.firsts.set(resource.name, records[0]!.id)
+  run.live.set(resource.name, records)
+  await checkFilters(run, resource, base, records[1]!)
+  await checkSorts(run, resource, base, records)
+  for (const name of resource.searchable) {
+    const word = records[1]![name]
+    if (typeof word === 'string')
+      expect(await listIds(run, `${base}?q=${encodeURIComponent(word)}`)).toContain(records[1]!.id)
+  }
+  // An update of a field a client writes, references last: their one target would change nothing.
+  const writable = [...resource.writableFields].sort(
+    (a, b) => Number(!!resource.fields[a]!.references) - Number(!!resource.fields[b]!.references),
+  )[0]!
+  const value = nthValue(resource.fields[writable]!, 7, run.tag, (c) => run.firsts.get(c)!)
+  const patched = await ok(
+    run,
+    'PATCH',
+    `/api/v1/${resource.name}/${records[0]!.id}`,
+    { [writable]: value },
+    200,
+  )
+  expect(patched[writable]).toEqual(value)
+  records[0] = (await ok(run, 'GET', `/api/v1/${resource.name}/${records[0]!.id}`, undefined, 200)) as Rec
+  expect(records[0][writable]).toEqual(value)
+  await checkActions(run, resource, records[2]!)
+  const query = `{ ${camelCase(resource.name.replace(/-/g, '_'))}(first: 50) { nodes { id } } }`
+  const graphql = await ok(run, 'POST', '/graphql', { query }, 200)
+  expect(graphql.errors).toBeUndefined()
+  const nodes = (Object.values(graphql.data as object)[0] as { nodes: Rec[] }).nodes
+  expect(nodes.map((n) => n.id).sort()).toEqual(records.map((r) => r.id).sort())
+}
+
+/** The records a delete of `id` removes: it and, first, its nested children (docs/api.md). */
+function removedBy(run: Run, resources: readonly Resource[], collection: string, id: string): string[] {
+  const removed = [id]
+  for (const child of resources.filter((r) => r.parent?.collection === collection))
+    for (const record of run.live.get(child.name) ?? [])
+      if (record[child.parent!.field] === id)
+        removed.push(...removedBy(run, resources, child.name, record.id))
+  return removed
+}
+
+/** Deletes each collection's first record: 409 while a record it would not remove references one it would. */
+async function checkDeletes(run: Run, resources: readonly Resource[]) {
+  for (const resource of resources) {
+    const target = run.live.get(resource.name)?.[0]
+    if (!target) continue
+    const removed = new Set(removedBy(run, resources, resource.name, target.id))
+    const referenced = resources.some((r) =>
+      (run.live.get(r.name) ?? []).some(
+        (record) =>
+          !removed.has(record.id) &&
+          Object.entries(r.fields).some(([f, field]) => field.references && removed.has(record[f] as string)),
+      ),
+    )
+    const answer = await call(run, 'DELETE', `/api/v1/${resource.name}/${target.id}`)
+    expect({ delete: target.id, status: answer.status }).toEqual({
+      delete: target.id,
+      status: referenced ? 409 : 204,
+    })
+    if (referenced) continue
+    for (const r of resources) {
+      const records = run.live.get(r.name) ?? []
+      for (const record of records.filter((x) => removed.has(x.id)))
+        expect((await call(run, 'GET', `/api/v1/${r.name}/${record.id}`)).status).toBe(404)
+      run.live.set(
+        r.name,
+        records.filter((x) => !removed.has(x.id)),
+      )
+    }
+  }
+}
+
+async function serveSchema(declaration: SchemaDeclaration) {
+  const schema = schemaFromDeclaration(declaration)
+  const server = await startTestServer({ schema })
+  try {
+    const tenant = await server.tenant()
+    const run: Run = {
+      tenant,
+      tag: Math.random()
+        .toString(36)
+        .replace(/[^a-z]/g, '')
+        .slice(0, 6),
+      firsts: new Map(),
+      live: new Map(),
+    }
+    const user = await ok(
+      run,
+      'POST',
+      '/api/v1/users',
+      { name: 'Prop', email: `prop.${run.tag}@example.com` },
+      201,
+    )
+    run.firsts.set('users', user.id as string)
+    const declared = schema.resources.filter((r) => !r.service)
+    for (const resource of declared) await exercise(run, resource)
+    await checkDeletes(run, declared)
+  } finally {
+    await server.stop()
+  }
+}
+
+describe('random valid schemas', () => {
+  it('pass the schema file check as generated', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'api-random-schema-'))
+    try {
+      fc.assert(
+        fc.property(validSchema, (declaration) => {
+          const path = join(dir, 'schema.json')
+          writeFileSync(path, JSON.stringify(declaration))
+          expect(readSchemaFile(path)).toEqual({ declaration })
+        }),
+        { seed, numRuns: 200 },
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('are served as the contract says: create, read, filter, sort, q, update, actions, delete, GraphQL', async () => {
+    await fc.assert(fc.asyncProperty(validSchema, serveSchema), {
+      seed,
+      numRuns: schemas,
+      endOnFailure: true,
+    })
+  }, 600_000)
+})
