@@ -82,8 +82,9 @@ export function expectedRecord(
 /** Orders two values of one field as the API sorts them ascending. */
 export function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0
-  if (a === null) return -1
-  if (b === null) return 1
+  // Null is the greatest value (docs/api.md).
+  if (a === null) return 1
+  if (b === null) return -1
   if (typeof a === 'number' && typeof b === 'number') return a - b
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
   return String(a) < String(b) ? -1 : 1
