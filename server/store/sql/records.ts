@@ -205,7 +205,7 @@ export async function childRecords(x: Executor, child: Resource, parentId: strin
   return rows.map((row) => stored(child, row))
 }
 
-/** Records of other resources that point at this one through a reference field (not as parent). */
+/** Other records that point at this one through a reference field (not as parent). */
 export async function referencesTo(
   x: Executor,
   resources: readonly Resource[],
@@ -216,7 +216,12 @@ export async function referencesTo(
   for (const resource of resources) {
     for (const [name, field] of Object.entries(resource.fields)) {
       if (field.references !== target.name || resource.parent?.field === name) continue
-      const hit = await x.get(`SELECT 1 FROM ${resource.table} WHERE ${columnOf(name)} = ? LIMIT 1`, [id])
+      // A record that names itself (a nullable reference to its own collection) goes with itself.
+      const self = resource.name === target.name ? ' AND id <> ?' : ''
+      const hit = await x.get(
+        `SELECT 1 FROM ${resource.table} WHERE ${columnOf(name)} = ?${self} LIMIT 1`,
+        self ? [id, id] : [id],
+      )
       if (hit !== null) found.push({ collection: resource.name, field: name })
     }
   }
