@@ -252,7 +252,9 @@ async function serveSchema(declaration: SchemaDeclaration) {
       201,
     )
     run.firsts.set('users', user.id as string)
-    const declared = schema.resources.filter((r) => !r.service)
+    // The file's order, in which a collection's parent and required references come first (the
+    // schema's own order may put a collection first that a nullable reference names).
+    const declared = Object.keys(declaration.resources).map((name) => schema.byName(name)!)
     for (const resource of declared) await exercise(run, resource)
     await checkDeletes(run, declared)
   } finally {

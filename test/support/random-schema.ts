@@ -161,15 +161,27 @@ function actionsOf(g: Generate, fields: Record<string, FieldDeclaration>): Resou
   ) as ResourceDeclaration['actions']
 }
 
-function resourceOf(g: Generate, index: number, earlier: readonly string[]): [string, ResourceDeclaration] {
+function resourceOf(
+  g: Generate,
+  index: number,
+  earlier: readonly string[],
+  all: readonly string[],
+): [string, ResourceDeclaration] {
   const [name, singular, prefix] = COLLECTIONS[index]!
   const types = g(fc.array, fc.constantFrom(...TYPES), { minLength: 1, maxLength: 8 })
   const fields: Record<string, FieldDeclaration> = {}
   for (const [i, type] of types.entries()) {
-    // No earlier collection to reference: a reference names users.
     const field = withPresence(g, fieldOf(g, type, earlier))
+    // A nullable reference may name any collection, itself or a later one: a cycle it may close.
+    if (field.type === 'reference' && field.nullable && !field.defaultToCaller && g(fc.boolean))
+      field.to = g(fc.constantFrom, ...all)
+    if (g(fc.integer, { min: 0, max: 5 }) === 0) field.description = `The ${type} of a ${singular}.`
     fields[type === 'reference' ? `ref${i}Id` : `${type}${i}`] = field
   }
+  // An amount in minor units whose currency is a text field of format currency.
+  const currency = Object.keys(fields).find((f) => fields[f]!.format === 'currency')
+  const amount = Object.keys(fields).find((f) => fields[f]!.type === 'integer')
+  if (currency && amount && g(fc.boolean)) fields[amount]!.currencyField = currency
   // A client writes at least one field of every collection.
   if (Object.values(fields).every((f) => f.readOnly)) fields.label = { type: 'text', max: 40 }
   const parentCollection = earlier.length > 0 && g(fc.boolean) ? g(fc.constantFrom, ...earlier) : undefined
@@ -179,15 +191,27 @@ function resourceOf(g: Generate, index: number, earlier: readonly string[]): [st
   if (parent && g(fc.boolean))
     fields[parent.field] = { type: 'reference', to: parent.collection, readOnly: true }
   const actions = actionsOf(g, fields)
-  return [name, { singular, prefix, ...(parent ? { parent } : {}), fields, ...(actions ? { actions } : {}) }]
+  const description = g(fc.boolean) ? { description: `${name} of the property test` } : {}
+  return [
+    name,
+    {
+      singular,
+      prefix,
+      ...description,
+      ...(parent ? { parent } : {}),
+      fields,
+      ...(actions ? { actions } : {}),
+    },
+  ]
 }
 
 /** A random valid schema declaration. */
 export const validSchema: fc.Arbitrary<SchemaDeclaration> = fc.gen().map((g) => {
   const picked = g(fc.shuffledSubarray, [...COLLECTIONS.keys()], { minLength: 2, maxLength: 5 })
   const resources: Record<string, ResourceDeclaration> = {}
+  const all = picked.map((index) => COLLECTIONS[index]![0])
   for (const index of picked) {
-    const [name, declaration] = resourceOf(g, index, Object.keys(resources))
+    const [name, declaration] = resourceOf(g, index, Object.keys(resources), all)
     resources[name] = declaration
   }
   return { resources }

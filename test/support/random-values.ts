@@ -59,7 +59,9 @@ export function bodyOf(
   return Object.fromEntries(
     resource.writableFields
       .filter((name) => full || !optional(resource.fields[name]!))
-      .map((name) => [name, nthValue(resource.fields[name]!, n, tag, idOf)]),
+      .map((name) => [name, nthValue(resource.fields[name]!, n, tag, idOf)])
+      // A reference to a collection with no record yet (a nullable one, to a later collection) is left out.
+      .filter(([, value]) => value !== undefined),
   )
 }
 
