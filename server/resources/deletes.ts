@@ -23,7 +23,10 @@ async function deleteWithChildren(
   // A read-only child (a webhook endpoint's deliveries) goes with its parent (ON DELETE CASCADE),
   // without an event of its own. The schema lists a collection before those that reference it:
   // children go in the reverse order, so a sibling referencing another goes first.
-  for (const child of ctx.schema.childrenOf(resource).filter((c) => c.writable).toReversed()) {
+  for (const child of ctx.schema
+    .childrenOf(resource)
+    .filter((c) => c.writable)
+    .toReversed()) {
     for (const childRecord of await ctx.store.records.children(child, id))
       await deleteWithChildren(ctx, principal, child, childRecord, now)
   }

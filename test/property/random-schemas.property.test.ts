@@ -170,7 +170,8 @@ async function exercise(run: Run, resource: Resource) {
   const writable = [...resource.writableFields].sort(
     (a, b) => Number(!!resource.fields[a]!.references) - Number(!!resource.fields[b]!.references),
   )[0]!
-  const value = nthValue(resource.fields[writable]!, 7, run.tag, (c) => run.firsts.get(c)!)
+  // A reference to a collection with no record yet (nullable, to a later one) is set to null.
+  const value = nthValue(resource.fields[writable]!, 7, run.tag, (c) => run.firsts.get(c)!) ?? null
   const patched = await ok(
     run,
     'PATCH',
