@@ -165,6 +165,20 @@ async function exercise(run: Run, resource: Resource) {
   expect(records[0][writable]).toEqual(value)
   records[2] = await checkActions(run, resource, records[2]!)
   await checkGraphql(run, resource, records)
+  await checkMoney(run, resource, records)
+}
+
+/** v2 shows an amount with its currency as one money object, and not the currency field alone. */
+async function checkMoney(run: Run, resource: Resource, records: Rec[]) {
+  const amount = Object.keys(resource.fields).find((f) => resource.fields[f]!.currencyField)
+  if (!amount) return
+  const currency = resource.fields[amount]!.currencyField!
+  for (const record of records) {
+    if (record[amount] === null || record[currency] === null) continue
+    const v2 = await ok(run, 'GET', `/api/v2/${resource.name}/${record.id}`, undefined, 200)
+    expect(v2[amount]).toEqual({ value: record[amount], currency: record[currency] })
+    expect(v2).not.toHaveProperty(currency)
+  }
 }
 
 async function serveSchema(declaration: SchemaDeclaration) {
