@@ -133,6 +133,26 @@ const MUTATIONS: Record<string, Mutation> = {
     r[name]!.actions = { flag: action('phase', missingTo ? ['one'] : ['three'], missingTo ? 'three' : 'two') }
     return [at(name, 'actions', 'flag', missingTo ? 'to' : 'from')]
   },
+  'two actions with one past tense': (r, name) => {
+    r[name]!.fields.phase = { type: 'enum', values: ['one', 'two'], default: 'one' }
+    r[name]!.actions = { flag: action('phase', ['one'], 'two'), mark: action('phase', ['two'], 'one') }
+    return [at(name, 'actions', 'mark', 'past'), at(name, 'actions', 'flag', 'past')]
+  },
+  'parents forming a cycle': (r, name) => {
+    const other = Object.keys(r).find((n) => n !== name)!
+    r[name]!.parent = { collection: other, field: 'upId' }
+    r[other]!.parent = { collection: name, field: 'downId' }
+    return [at(name, 'parent', 'collection'), at(other, 'parent', 'collection')]
+  },
+  'caller default on a reference to another collection': (r, name) => {
+    const other = Object.keys(r).find((n) => n !== name)!
+    r[name]!.fields.ownerId = { type: 'reference', to: other, nullable: true, defaultToCaller: true }
+    return [at(name, 'fields', 'ownerId', 'defaultToCaller')]
+  },
+  'optional without default or nullable': (r, name) => {
+    r[name]!.fields.extra = { type: 'integer', required: false }
+    return [at(name, 'fields', 'extra', 'required')]
+  },
   'GraphQL name given twice': (r, name) => {
     // A collection whose singular is another's connection type: WidgetConnection.
     const singular = `${r[name]!.singular as string}Connection`
