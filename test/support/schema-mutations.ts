@@ -123,6 +123,10 @@ const MUTATIONS: Record<string, Mutation> = {
     r[name]!.fields.stamp = { type: 'text', readOnly: true }
     return [at(name, 'fields', 'stamp', 'readOnly')]
   },
+  'unique read-only field with a default': (r, name) => {
+    r[name]!.fields.serial = { type: 'integer', readOnly: true, unique: true, default: 1 }
+    return [at(name, 'fields', 'serial', 'unique')]
+  },
   'action naming a missing field': (r, name) => {
     r[name]!.actions = { flag: action('nowhere', ['open'], 'closed') }
     return [at(name, 'actions', 'flag', 'field')]
