@@ -11,7 +11,35 @@ import { checkPrecondition, type Precondition } from './precondition.ts'
 import { nothingToCheck, type PreparedWrite } from './prepared-write.ts'
 import { authorizeWrite, readOnly } from './writes.ts'
 
-/** Deletes a record and, first, its nested children, each with its own event. */
+interface Doomed {
+  resource: Resource
+  record: StoredRecord
+}
+
+/** A record's nested children, depth first and oldest first, and then the record. */
+async function withChildren(ctx: EngineContext, resource: Resource, record: StoredRecord): Promise<Doomed[]> {
+  const doomed: Doomed[] = []
+  // A read-only child (a webhook endpoint's deliveries) goes with its parent (ON DELETE CASCADE),
+  // without an event of its own.
+  for (const child of ctx.schema.childrenOf(resource).filter((c) => c.writable))
+    for (const childRecord of await ctx.store.records.children(child, record.entity.id as string))
+      doomed.push(...(await withChildren(ctx, child, childRecord)))
+  doomed.push({ resource, record })
+  return doomed
+}
+
+/** Whether `a` names `b` in a field (its parent's, or a reference), other than itself. */
+const names = (a: Doomed, b: Doomed) =>
+  a !== b &&
+  Object.entries(a.resource.fields).some(
+    ([field, f]) => f.references === b.resource.name && a.record.entity[field] === b.record.entity.id,
+  )
+
+/**
+ * Deletes a record and its nested children, each with its own event: 409 while a record outside
+ * them references one of them; otherwise each goes after every one of them that references it
+ * (children before parents, a referencing sibling before the sibling it names).
+ */
 async function deleteWithChildren(
   ctx: EngineContext,
   principal: Principal,
@@ -19,22 +47,26 @@ async function deleteWithChildren(
   record: StoredRecord,
   now: string,
 ): Promise<void> {
-  const id = record.entity.id as string
-  // A read-only child (a webhook endpoint's deliveries) goes with its parent (ON DELETE CASCADE),
-  // without an event of its own.
-  for (const child of ctx.schema.childrenOf(resource).filter((c) => c.writable)) {
-    for (const childRecord of await ctx.store.records.children(child, id))
-      await deleteWithChildren(ctx, principal, child, childRecord, now)
+  const doomed = await withChildren(ctx, resource, record)
+  const ids = new Set(doomed.map((d) => d.record.entity.id as string))
+  for (const d of doomed) {
+    const id = d.record.entity.id as string
+    const blockers = await ctx.store.records.referencesTo(d.resource, id, ids)
+    if (blockers.length > 0) {
+      throw conflict(
+        `This ${resource.singular} is still referenced; delete or change the referencing records first.`,
+        { details: blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${id}` })) },
+      )
+    }
   }
-  const blockers = await ctx.store.records.referencesTo(resource, id)
-  if (blockers.length > 0) {
-    throw conflict(
-      `This ${resource.singular} is still referenced; delete or change the referencing records first.`,
-      { details: blockers.map((b) => ({ field: b.collection, message: `${b.field} refers to ${id}` })) },
-    )
+  const remaining = [...doomed]
+  while (remaining.length > 0) {
+    // References among nullable fields may form a cycle: then the first child goes first.
+    const next = remaining.findIndex((d) => !remaining.some((other) => names(other, d)))
+    const [d] = remaining.splice(Math.max(next, 0), 1)
+    await ctx.store.records.remove(d!.resource, d!.record.entity.id as string)
+    await appendEvent(ctx, principal, d!.resource, 'deleted', d!.record.entity, now)
   }
-  await ctx.store.records.remove(resource, id)
-  await appendEvent(ctx, principal, resource, 'deleted', record.entity, now)
 }
 
 /**

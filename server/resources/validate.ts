@@ -87,6 +87,11 @@ export function validateBody(
       else values[name] = structuredClone(field.default)
     }
   }
+  // A read-only field is the service's to change (an action's state): a record starts at its default.
+  if (mode === 'create')
+    for (const [name, field] of Object.entries(resource.fields))
+      if (field.readOnly && field.default !== undefined && field.default !== null)
+        values[name] = structuredClone(field.default)
   if (details.length > 0) throw validationError(details)
   return values
 }

@@ -88,13 +88,22 @@ export function whereClause(
   return parts.join(' AND ')
 }
 
-/** ORDER BY for the sort keys, always ending with the id so that pages are stable. */
+/** Whether a sort key's column may hold null (a system field never does). */
+const mayBeNull = (resource: Resource, field: string) =>
+  Object.hasOwn(resource.fields, field) && resource.fields[field]!.nullable
+
+/**
+ * ORDER BY for the sort keys, always ending with the id so that pages are stable. Null is the
+ * greatest value on every backend (PostgreSQL's order; SQLite's is the reverse): last ascending,
+ * first descending.
+ */
 export function orderBy(resource: Resource, sort: SortKey[]): { keys: SortKey[]; text: string } {
   const keys = stableOrder(sort)
-  return {
-    keys,
-    text: keys.map((k) => `${columnFor(resource, k.field)} ${k.descending ? 'DESC' : 'ASC'}`).join(', '),
+  const key = (k: SortKey) => {
+    const nulls = mayBeNull(resource, k.field) ? (k.descending ? ' NULLS FIRST' : ' NULLS LAST') : ''
+    return `${columnFor(resource, k.field)} ${k.descending ? 'DESC' : 'ASC'}${nulls}`
   }
+  return { keys, text: keys.map(key).join(', ') }
 }
 
 /**
@@ -104,15 +113,25 @@ export function orderBy(resource: Resource, sort: SortKey[]): { keys: SortKey[];
 export function afterKeys(resource: Resource, keys: SortKey[], values: SqlValue[], params: Params): string {
   const columns = keys.map((k) => columnFor(resource, k.field))
   const bind = (i: number) => params.add(sortValue(resource, keys[i]!.field, values[i]!, params.dialect))
-  if (keys.every((k) => k.descending === keys[0]!.descending)) {
+  const nullable = keys.map((k) => mayBeNull(resource, k.field))
+  if (keys.every((k) => k.descending === keys[0]!.descending) && !nullable.some(Boolean)) {
     const bound = keys.map((_, i) => bind(i))
     return `(${columns.join(', ')}) ${keys[0]!.descending ? '<' : '>'} (${bound.join(', ')})`
+  }
+  // A comparison with null is unknown: where a column may hold null, "after" and "equal" say where
+  // null stands (the greatest value, as orderBy sorts it).
+  const equal = (j: number) => (values[j] === null ? `${columns[j]} IS NULL` : `${columns[j]} = ${bind(j)}`)
+  const after = (i: number) => {
+    const descending = keys[i]!.descending
+    if (!nullable[i]) return `${columns[i]} ${descending ? '<' : '>'} ${bind(i)}`
+    if (values[i] === null) return descending ? `${columns[i]} IS NOT NULL` : params.dialect.never
+    return descending ? `${columns[i]} < ${bind(i)}` : `(${columns[i]} > ${bind(i)} OR ${columns[i]} IS NULL)`
   }
   const alternatives: string[] = []
   for (let i = 0; i < keys.length; i++) {
     const parts: string[] = []
-    for (let j = 0; j < i; j++) parts.push(`${columns[j]} = ${bind(j)}`)
-    parts.push(`${columns[i]} ${keys[i]!.descending ? '<' : '>'} ${bind(i)}`)
+    for (let j = 0; j < i; j++) parts.push(equal(j))
+    parts.push(after(i))
     alternatives.push(`(${parts.join(' AND ')})`)
   }
   return `(${alternatives.join(' OR ')})`

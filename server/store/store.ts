@@ -92,8 +92,15 @@ export interface RecordStore {
   remove(resource: Resource, id: string): Promise<void>
   /** Children of a record (`line-items` of an order), oldest first. */
   children(child: Resource, parentId: string): Promise<StoredRecord[]>
-  /** Records of other resources that point at this one through a reference field (not as parent). */
-  referencesTo(target: Resource, id: string): Promise<{ collection: string; field: string }[]>
+  /**
+   * Records that point at this one through a reference field (not as parent), other than itself and
+   * those in `except` (the records deleted with it).
+   */
+  referencesTo(
+    target: Resource,
+    id: string,
+    except?: ReadonlySet<string>,
+  ): Promise<{ collection: string; field: string }[]>
   /** When the organization last changed a resource's records (from the event log); null if never. */
   lastChange(orgId: string, resourceName: string): Promise<string | null>
   /** The values of `entity` for sort keys as cursors carry them and `after` takes them. */

@@ -110,6 +110,10 @@ function optionProblems(
     problems.push(
       `${at('readOnly')}: a read-only field needs a default or nullable: true, or no record could be made`,
     )
+  if (field.readOnly && field.unique && field.default !== undefined && field.default !== null)
+    problems.push(
+      `${at('unique')}: a read-only field starts at its default in every record, so a second record could not be made`,
+    )
   for (const param of filterParams(name, field))
     if (LIST_PARAMS.has(param))
       problems.push(`${at('filter')}: its query parameter ${param} is one every list already takes`)

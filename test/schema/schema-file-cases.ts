@@ -334,6 +334,15 @@ export const CASES: Case[] = [
     ],
   },
   {
+    name: 'a unique read-only field with a default',
+    edit: (f) => {
+      f.resources.books.fields.shelf = { type: 'text', readOnly: true, unique: true, default: 'a' }
+    },
+    lines: [
+      'resources.books.fields.shelf.unique: a read-only field starts at its default in every record, so a second record could not be made',
+    ],
+  },
+  {
     name: 'two filters giving one query parameter',
     edit: (f) => {
       f.resources.books.fields.pagesGte = { type: 'integer', filter: 'eq' }

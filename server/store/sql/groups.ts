@@ -154,7 +154,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       transition: (resource, before, change, now) => transitionRecord(x, resource, before, change, now),
       remove: (resource, id) => removeRecord(x, resource, id),
       children: (child, parentId) => childRecords(x, child, parentId),
-      referencesTo: (target, id) => referencesTo(x, schema.resources, target, id),
+      referencesTo: (target, id, except) => referencesTo(x, schema.resources, target, id, except),
       lastChange: async (orgId, name) =>
         lastChanges
           ? lastChanges.getOrRead(`${orgId} ${name}`, () => lastChange(x, orgId, name))

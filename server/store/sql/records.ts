@@ -208,19 +208,26 @@ export async function childRecords(x: Executor, child: Resource, parentId: strin
   return rows.map((row) => stored(child, row))
 }
 
-/** Records of other resources that point at this one through a reference field (not as parent). */
+/** Records that point at this one through a reference field (not as parent), but itself and `except`. */
 export async function referencesTo(
   x: Executor,
   resources: readonly Resource[],
   target: Resource,
   id: string,
+  except: ReadonlySet<string> = new Set(),
 ): Promise<{ collection: string; field: string }[]> {
+  // A record that names itself (a nullable reference to its own collection) goes with itself.
+  const excluded = new Set([...except, id])
   const found: { collection: string; field: string }[] = []
   for (const resource of resources) {
     for (const [name, field] of Object.entries(resource.fields)) {
       if (field.references !== target.name || resource.parent?.field === name) continue
-      const hit = await x.get(`SELECT 1 FROM ${resource.table} WHERE ${columnOf(name)} = ? LIMIT 1`, [id])
-      if (hit !== null) found.push({ collection: resource.name, field: name })
+      // One more row than can be excluded: if every row is excluded, there were no others.
+      const rows = (await x.all(`SELECT id FROM ${resource.table} WHERE ${columnOf(name)} = ? LIMIT ?`, [
+        id,
+        excluded.size + 1,
+      ])) as { id: string }[]
+      if (rows.some((row) => !excluded.has(row.id))) found.push({ collection: resource.name, field: name })
     }
   }
   return found
