@@ -84,7 +84,7 @@ export function parseSort(resource: Orderable, raw: string | null): SortKey[] {
   if (parts.length > MAX_SORT_KEYS) throw fail(`at most ${MAX_SORT_KEYS} keys`)
   const keys: SortKey[] = []
   for (const part of parts) {
-    const match = /^([+-]?)([A-Za-z_]{1,64})(?::(asc|desc))?$/.exec(part.trim())
+    const match = /^([+-]?)([A-Za-z_][A-Za-z0-9_]{0,63})(?::(asc|desc))?$/.exec(part.trim())
     if (!match) throw fail(`"${part.slice(0, 80)}" is not field, -field or field:asc|desc`)
     const [, sign, name, direction] = match
     if (sign && direction) throw fail(`"${part}" gives the direction twice`)

@@ -46,6 +46,16 @@ export interface FileIndex {
 }
 
 /** The query parameters a filter gives (`pages_gte`), as shared/query/list-params.ts derives them. */
+/** The lengths a value of each text format can have: limits outside them leave no valid value. */
+const FORMAT_LENGTHS: Record<string, { shortest: number; longest: number; says: string }> = {
+  country: { shortest: 2, longest: 2, says: 'a country code has 2 letters' },
+  currency: { shortest: 3, longest: 3, says: 'a currency code has 3 letters' },
+  // a@b.c; shared/formats.ts takes no address longer than 254.
+  email: { shortest: 5, longest: 254, says: 'an e-mail address has 5 to 254 characters' },
+  // a:b, a scheme and something after it.
+  uri: { shortest: 3, longest: Number.MAX_SAFE_INTEGER, says: 'a URL has at least 3 characters' },
+}
+
 function filterParams(name: string, field: FieldDeclaration): string[] {
   const snake = snakeCase(name)
   if (field.filter === undefined) return []
@@ -67,6 +77,11 @@ function limitProblems(at: (key: string) => string, field: FieldDeclaration): st
     )
   if (field.type === 'text' && field.max === 0)
     problems.push(`${at('max')}: a text of at most 0 characters holds nothing`)
+  const lengths = field.type === 'text' && field.format ? FORMAT_LENGTHS[field.format] : undefined
+  if (lengths && min <= max && (max < lengths.shortest || min > lengths.longest))
+    problems.push(
+      `${at(max < lengths.shortest ? 'max' : 'min')}: no ${field.format} is between ${min} and ${max} characters long (${lengths.says})`,
+    )
   for (const [i, value] of (field.values ?? []).entries())
     if (!ENUM_VALUE.test(value))
       problems.push(

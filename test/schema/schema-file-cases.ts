@@ -114,6 +114,17 @@ export const CASES: Case[] = [
     lines: ['resources.books.fields.pages.min: min 1 is greater than max 0'],
   },
   {
+    name: 'limits no value of the format fits',
+    edit: (f) => {
+      f.resources.authors.fields.country = { type: 'text', format: 'country', min: 3, max: 3, nullable: true }
+      f.resources.authors.fields.email = { type: 'text', format: 'email', max: 4, nullable: true }
+    },
+    lines: [
+      'resources.authors.fields.country.min: no country is between 3 and 3 characters long (a country code has 2 letters)',
+      'resources.authors.fields.email.max: no email is between 1 and 4 characters long (an e-mail address has 5 to 254 characters)',
+    ],
+  },
+  {
     name: 'no enum values',
     edit: (f) => {
       f.resources.books.fields.status.values = []
