@@ -64,8 +64,23 @@ export function selectList(
   fields: readonly string[] | undefined,
   also: readonly string[] = [],
 ): string {
+  // Every field's list, the usual one (a read by id, a write's locked read), is worked out once.
+  if (fields === undefined && also.length === 0) {
+    let all = everyColumn.get(resource)
+    if (all === undefined) {
+      all = columnList(resource, Object.keys(resource.fields))
+      everyColumn.set(resource, all)
+    }
+    return all
+  }
+  return columnList(resource, [...(fields ?? Object.keys(resource.fields)), ...also])
+}
+
+const everyColumn = new WeakMap<Resource, string>()
+
+function columnList(resource: Resource, names: readonly string[]): string {
   const columns = new Set(['id', 'created_at', 'updated_at'])
-  for (const name of [...(fields ?? Object.keys(resource.fields)), ...also]) {
+  for (const name of names) {
     if (Object.hasOwn(resource.fields, name)) columns.add(columnOf(name))
     // A declared object (an event's `actor`) reads each of its members.
     for (const member of Object.values(resource.objects[name] ?? {})) columns.add(columnOf(member))
