@@ -6,3 +6,6 @@
 export function withArticle(noun: string): string {
   return `${/^(?:[aeio]|u(?!s|ni))/i.test(noun) ? 'an' : 'a'} ${noun}`
 }
+
+/** A name with its first letter in upper case (`book` -> `Book`): GraphQL's and OpenAPI's type names. */
+export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)

@@ -11,6 +11,7 @@ import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
 import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
 import type { FieldDeclaration, FilterKind } from '../../shared/resources/fields.ts'
 import type { ResourceDeclaration } from '../../shared/schema/declaration.ts'
+import { pascal } from '../../shared/words.ts'
 
 type Json = Record<string, unknown>
 
@@ -136,8 +137,6 @@ function hiddenFilterFields(parameters: unknown, record: Json): Record<string, F
   }
   return fields
 }
-
-const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 
 /**
  * What a server's OpenAPI document says of its collections under `prefix` (`/api/v2`); the

@@ -1,10 +1,11 @@
 import { type GraphQLFieldConfigMap, GraphQLID, GraphQLNonNull } from 'graphql'
 import type { Action, Resource } from '../../shared/resources/index.ts'
+import { pascal } from '../../shared/words.ts'
 import { prepareAction } from '../resources/actions.ts'
 import { runWrite } from '../resources/prepared-write.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
-import { pascal, typeName } from './names.ts'
+import { typeName } from './names.ts'
 import type { TypeKit } from './types.ts'
 
 /** `cancelOrder`, `rotateSecretWebhookEndpoint`: the action in camelCase, then the type. */

@@ -1,5 +1,6 @@
 import { camelCase } from '../../shared/query/fields.ts'
 import type { Resource } from '../../shared/resources/index.ts'
+import { pascal } from '../../shared/words.ts'
 
 /**
  * How GraphQL names derive from a resource declaration (contract, "GraphQL shape"): the type is
@@ -12,8 +13,6 @@ import type { Resource } from '../../shared/resources/index.ts'
 export const GRAPHQL_PATH = '/graphql'
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/
-
-export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 
 /** `LineItem` */
 export const typeName = (resource: Resource) => pascal(resource.singular)

@@ -1,5 +1,6 @@
 import type { Resource } from '../../shared/resources/index.ts'
-import { pascal, pluralField, relationField } from './names.ts'
+import { pascal } from '../../shared/words.ts'
+import { pluralField, relationField } from './names.ts'
 
 /**
  * A list of records related to one record: `child` records whose field `via.parent.field` holds its

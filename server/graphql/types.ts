@@ -13,13 +13,14 @@ import {
   GraphQLString,
 } from 'graphql'
 import type { Field, Resource } from '../../shared/resources/index.ts'
+import { pascal } from '../../shared/words.ts'
 import type { Entity } from '../resources/reads.ts'
 import { listPage } from '../resources/related.ts'
 import { type ConnectionSource, connectionType, selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
 import { listArgs, toListQuery, withArgumentNames } from './list-args.ts'
-import { enumTypeName, enumValueNames, pascal, relationField, typeName } from './names.ts'
+import { enumTypeName, enumValueNames, relationField, typeName } from './names.ts'
 import { relatedLists } from './related-lists.ts'
 import { DateTime, JSONScalar, SafeInt } from './scalars.ts'
 
@@ -48,8 +49,6 @@ function integerType(field: Field): GraphQLScalarType {
   const fits = (schema.minimum ?? -Infinity) >= -INT32_MAX - 1 && (schema.maximum ?? Infinity) <= INT32_MAX
   return fits ? GraphQLInt : SafeInt
 }
-
-const capitalized = (mode: InputMode) => mode.charAt(0).toUpperCase() + mode.slice(1)
 
 export function createTypeKit(resources: readonly Resource[]): TypeKit {
   const byName = new Map(resources.map((r) => [r.name, r]))
@@ -255,7 +254,7 @@ export function createTypeKit(resources: readonly Resource[]): TypeKit {
       let type = inputs.get(key)
       if (!type) {
         type = new GraphQLInputObjectType({
-          name: `${capitalized(mode)}${typeName(resource)}Input`,
+          name: `${pascal(mode)}${typeName(resource)}Input`,
           description:
             mode === 'update'
               ? 'The fields to change (PATCH); a field left out keeps its value.'

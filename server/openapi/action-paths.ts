@@ -1,9 +1,10 @@
 import type { Action, Resource } from '../../shared/resources/index.ts'
+import { pascal } from '../../shared/words.ts'
 import { errorRefs } from './error-responses.ts'
 import { headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { header } from './parameters.ts'
-import { names, pascal } from './schemas.ts'
+import { names } from './schemas.ts'
 
 const shown = (states: readonly (string | boolean)[]) => states.map(String).join(' or ')
 

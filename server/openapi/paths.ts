@@ -12,8 +12,9 @@ import { CONDITIONAL_GET, header, PAGINATION, query } from './parameters.ts'
 
 const SHAPE_NAMES: readonly string[] = SHAPE_PARAMS
 
+import { pascal } from '../../shared/words.ts'
 import { type QueryField, queryOperation } from './query-operation.ts'
-import { names, pascal } from './schemas.ts'
+import { names } from './schemas.ts'
 
 type Operation = JsonObject
 type Parameter = JsonObject

@@ -2,6 +2,7 @@ import { ERROR_STATUS } from '../../shared/errors.ts'
 import { relationsOf } from '../../shared/query/shape.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema as Served } from '../../shared/schema/schema.ts'
+import { pascal } from '../../shared/words.ts'
 import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 import type { JsonObject } from './json.ts'
 import { queryBodySchemas } from './list-parameters.ts'
@@ -10,8 +11,6 @@ type Schema = JsonObject
 
 /** TypeBox schemas are JSON Schema; a JSON round trip drops TypeBox's symbol keys. */
 const plain = (schema: unknown): Schema => JSON.parse(JSON.stringify(schema)) as Schema
-
-export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 
 /** Component names of a resource: `Order`, `OrderCreate`, `OrderPatch`, `OrderList`, ... */
 export const names = (resource: Resource) => {

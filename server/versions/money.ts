@@ -2,11 +2,20 @@ import type { ErrorDetail } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Json, VersionChange } from './change.ts'
 
+type Money = { field: string; currency: string } | null
+
+// Asked for every record of every v2 answer: found once per resource.
+const found = new WeakMap<Resource, Money>()
+
 /** A resource's amount that becomes a money object, and the field its currency comes from. */
-function moneyOf(resource: Resource): { field: string; currency: string } | undefined {
-  for (const [field, declared] of Object.entries(resource.fields))
-    if (declared.currencyField) return { field, currency: declared.currencyField }
-  return undefined
+function moneyOf(resource: Resource): Money {
+  let money = found.get(resource)
+  if (money === undefined) {
+    const entry = Object.entries(resource.fields).find(([, field]) => field.currencyField)
+    money = entry ? { field: entry[0], currency: entry[1].currencyField! } : null
+    found.set(resource, money)
+  }
+  return money
 }
 
 const MONEY_SCHEMA = {

@@ -1,4 +1,5 @@
 import { badRequest, type ErrorDetail } from '../errors.ts'
+import type { FilterKind } from '../resources/fields.ts'
 import type { Resource } from '../resources/index.ts'
 import type { Schema } from '../schema/schema.ts'
 import { coerceFilterValue, type FilterValue, queryField, snakeName } from './fields.ts'
@@ -23,21 +24,31 @@ export interface FilterParam {
  */
 export function filterParams(resource: Resource): FilterParam[] {
   const params: FilterParam[] = []
-  for (const name of resource.filterable) {
-    const kind = resource.fields[name]!.filter!
-    const snake = snakeName(name)
-    if (kind !== 'range') params.push({ name: snake, field: name, op: 'eq' })
-    if (kind !== 'eq') {
-      params.push({ name: `${snake}_gte`, field: name, op: 'gte' })
-      params.push({ name: `${snake}_lte`, field: name, op: 'lte' })
-    }
-  }
+  for (const name of resource.filterable)
+    params.push(...fieldFilterParams(name, resource.fields[name]!.filter!))
   for (const stamp of ['created', 'updated'] as const) {
     params.push({ name: `${stamp}_after`, field: `${stamp}At`, op: 'gt' })
     params.push({ name: `${stamp}_before`, field: `${stamp}At`, op: 'lt' })
   }
   return params
 }
+
+/** The filter parameters of one field with filter `kind` (`pages`, `pages_gte`, `pages_lte`). */
+export function fieldFilterParams(name: string, kind: FilterKind): FilterParam[] {
+  const snake = snakeName(name)
+  return [
+    ...(kind !== 'range' ? [{ name: snake, field: name, op: 'eq' as const }] : []),
+    ...(kind !== 'eq'
+      ? [
+          { name: `${snake}_gte`, field: name, op: 'gte' as const },
+          { name: `${snake}_lte`, field: name, op: 'lte' as const },
+        ]
+      : []),
+  ]
+}
+
+/** The parameters every list takes besides its filters: pages, shape, sort and search. */
+export const LIST_PARAMS: readonly string[] = [...PAGINATION_PARAMS, ...SHAPE_PARAMS, 'sort', 'q', 'search']
 
 // By the resource itself, not its name: servers of two schemas in one process (a test's replicas
 // of the previous file and of the next) each filter by their own declaration of a collection.
@@ -47,14 +58,7 @@ function paramsOf(resource: Resource) {
   let entry = cache.get(resource)
   if (!entry) {
     const byName = new Map(filterParams(resource).map((p) => [p.name, p]))
-    const known = new Set<string>([
-      ...PAGINATION_PARAMS,
-      ...SHAPE_PARAMS,
-      'sort',
-      'q',
-      'search',
-      ...byName.keys(),
-    ])
+    const known = new Set<string>([...LIST_PARAMS, ...byName.keys()])
     entry = { byName, known }
     cache.set(resource, entry)
   }

@@ -199,8 +199,10 @@ export function defineResource(input: ResourceInput): Resource {
   }
 }
 
-const ACTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
-const CHANGES = ['created', 'updated', 'deleted']
+/** An action's name: a path segment of lowercase words joined by `-` (`lend`, `rotate-secret`). */
+export const ACTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+/** The changes every collection's events have already (`book.created`): no action's past tense. */
+export const CHANGES: readonly string[] = ['created', 'updated', 'deleted']
 
 /**
  * An action must name a state field of its resource and states that field can hold; one without a

@@ -5,7 +5,7 @@ import '../formats.ts'
 export type FieldKind = 'text' | 'integer' | 'boolean' | 'enum' | 'reference' | 'json' | 'timestamp'
 
 /** A field's type as a schema file names it: the kinds, and `list` (a list of strings, stored as JSON). */
-export type FieldType = Exclude<FieldKind, 'json'> | 'json' | 'list'
+export type FieldType = FieldKind | 'list'
 
 /**
  * A field as a schema file declares it (docs/schema.md): its type, the type's limits and every

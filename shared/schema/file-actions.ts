@@ -3,12 +3,9 @@
  * when it defines a resource (`checkedAction`), as problem lines instead of a throw, and the path an
  * action shares with a nested collection.
  */
+import { ACTION_NAME, CHANGES } from '../resources/define.ts'
 import type { ResourceDeclaration } from './declaration.ts'
 import { place } from './file-place.ts'
-
-const ACTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
-/** The changes every collection's events have already (`book.created`). */
-const CHANGES = ['created', 'updated', 'deleted']
 
 /** Every problem of a collection's actions; `children` are its nested collections. */
 export function actionProblems(

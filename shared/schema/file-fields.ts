@@ -4,9 +4,7 @@
  * naming its place.
  */
 import { Value } from '@sinclair/typebox/value'
-import { PAGINATION_PARAMS } from '../query/pagination.ts'
-import { SHAPE_PARAMS } from '../query/shape.ts'
-import { snakeCase } from '../resources/define.ts'
+import { fieldFilterParams, LIST_PARAMS } from '../query/list-params.ts'
 import type { FieldDeclaration } from '../resources/fields.ts'
 import { fieldFromDeclaration, type ResourceDeclaration } from './declaration.ts'
 import { place } from './file-place.ts'
@@ -17,22 +15,19 @@ export const CAMEL = /^[a-z][a-zA-Z0-9]*$/
 /** Every record has these; a file declares none of them. */
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt', 'orgId']
 
-/** Query parameters of every list, which no filter may take (shared/query/). */
-const LIST_PARAMS = new Set<string>([
-  ...PAGINATION_PARAMS,
-  ...SHAPE_PARAMS,
-  'sort',
-  'q',
-  'search',
+/** Query parameters of every list, and of what lists will take, which no filter may take. */
+const TAKEN_PARAMS = new Set<string>([
+  ...LIST_PARAMS,
+  // The dates every collection filters on (shared/query/list-params.ts).
+  'created_after',
+  'created_before',
+  'updated_after',
+  'updated_before',
   'confirm',
   // GraphQL's name for limit.
   'first',
   'group_by',
   'aggregate',
-  'created_after',
-  'created_before',
-  'updated_after',
-  'updated_before',
 ])
 
 /** An enum value: in paths (`/books?status=lent`), event data and GraphQL, without quoting. */
@@ -45,7 +40,6 @@ export interface FileIndex {
   prefixOf: (collection: string) => string
 }
 
-/** The query parameters a filter gives (`pages_gte`), as shared/query/list-params.ts derives them. */
 /** The lengths a value of each text format can have: limits outside them leave no valid value. */
 const FORMAT_LENGTHS: Record<string, { shortest: number; longest: number; says: string }> = {
   country: { shortest: 2, longest: 2, says: 'a country code has 2 letters' },
@@ -56,14 +50,9 @@ const FORMAT_LENGTHS: Record<string, { shortest: number; longest: number; says: 
   uri: { shortest: 3, longest: Number.MAX_SAFE_INTEGER, says: 'a URL has at least 3 characters' },
 }
 
-function filterParams(name: string, field: FieldDeclaration): string[] {
-  const snake = snakeCase(name)
-  if (field.filter === undefined) return []
-  return [
-    ...(field.filter !== 'range' ? [snake] : []),
-    ...(field.filter !== 'eq' ? [`${snake}_gte`, `${snake}_lte`] : []),
-  ]
-}
+/** The query parameters a field's filter gives (`pages_gte`), as lists take them. */
+const filterParams = (name: string, field: FieldDeclaration): string[] =>
+  field.filter === undefined ? [] : fieldFilterParams(name, field.filter).map((p) => p.name)
 
 function limitProblems(at: (key: string) => string, field: FieldDeclaration): string[] {
   const problems: string[] = []
@@ -130,7 +119,7 @@ function optionProblems(
       `${at('unique')}: a read-only field starts at its default in every record, so a second record could not be made`,
     )
   for (const param of filterParams(name, field))
-    if (LIST_PARAMS.has(param))
+    if (TAKEN_PARAMS.has(param))
       problems.push(`${at('filter')}: its query parameter ${param} is one every list already takes`)
   return problems
 }

@@ -6,10 +6,9 @@
  */
 import { camelCase } from '../query/fields.ts'
 import type { Resource } from '../resources/define.ts'
+import { pascal } from '../words.ts'
 import type { ResourceDeclaration, SchemaDeclaration } from './declaration.ts'
 import { place } from './file-place.ts'
-
-const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 
 /** The service's own GraphQL names, whatever the schema: scalars, roots, `Node`, pagination, search. */
 const SERVICE_NAMES = [

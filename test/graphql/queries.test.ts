@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { pascal, pluralField } from '../../server/graphql/names.ts'
+import { pluralField } from '../../server/graphql/names.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
+import { pascal } from '../../shared/words.ts'
 import {
   createOrder,
   createUser,

@@ -4,50 +4,16 @@
  */
 import type { FieldDeclaration } from '../../shared/resources/fields.ts'
 import type { ResourceDeclaration, SchemaDeclaration } from '../../shared/schema/declaration.ts'
+import { LIBRARY as CONTRACT_LIBRARY } from '../support/library.ts'
 
-export const LIBRARY: SchemaDeclaration = {
-  resources: {
-    authors: {
-      singular: 'author',
-      prefix: 'aut',
-      fields: {
-        name: { type: 'text', max: 200, sort: true, search: true },
-        country: { type: 'text', min: 2, max: 2, filter: 'eq', nullable: true },
-        contact: { type: 'text', format: 'email', nullable: true },
-      },
-    },
-    books: {
-      singular: 'book',
-      prefix: 'bok',
-      fields: {
-        title: { type: 'text', max: 300, sort: true, search: true },
-        isbn: { type: 'text', max: 17, unique: true, filter: 'eq' },
-        authorId: { type: 'reference', to: 'authors', filter: 'eq' },
-        pages: { type: 'integer', min: 1, filter: 'eq+range', sort: true },
-        status: { type: 'enum', values: ['available', 'lent', 'lost'], default: 'available', filter: 'eq' },
-        tags: { type: 'list', maxItems: 10, maxLength: 30, nullable: true },
-      },
-      actions: {
-        lend: {
-          field: 'status',
-          from: ['available'],
-          to: 'lent',
-          past: 'lent',
-          summary: 'Lend an available book',
-        },
-      },
-    },
-    chapters: {
-      singular: 'chapter',
-      prefix: 'chp',
-      parent: { collection: 'books', field: 'bookId' },
-      fields: {
-        title: { type: 'text', max: 300 },
-        number: { type: 'integer', min: 1, sort: true },
-      },
-    },
-  },
-}
+/** The contract's library (test/support/library.ts), with an email and a list field besides. */
+export const LIBRARY: SchemaDeclaration = (() => {
+  const declaration = structuredClone(CONTRACT_LIBRARY)
+  const { authors, books } = declaration.resources
+  authors!.fields.contact = { type: 'text', format: 'email', nullable: true }
+  books!.fields.tags = { type: 'list', maxItems: 10, maxLength: 30, nullable: true }
+  return declaration
+})()
 
 export const ORG = 'org_library'
 const at = '2026-01-02T03:04:05.000Z'
