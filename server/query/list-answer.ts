@@ -42,7 +42,7 @@ export function listRepresentation(
   extra: Readonly<Record<string, string>> = {},
 ): Representation {
   if (format === 'json')
-    return representation(answer.body, answer.lastModified, { ...extra, Vary: LIST_VARY })
+    return representation(answer.body, answer.lastModified, { Vary: LIST_VARY, ...extra })
   const { data, pagination } = answer.body as { data: unknown[]; pagination: Paged }
   const { text, headers } = tabularAnswer(format, {
     columns: format === 'csv' ? columns() : [],
@@ -50,5 +50,5 @@ export function listRepresentation(
     next: nextPage(link, pagination),
     total: pagination.total,
   })
-  return textRepresentation(text, answer.lastModified, { ...extra, ...headers, Vary: LIST_VARY })
+  return textRepresentation(text, answer.lastModified, { Vary: LIST_VARY, ...extra, ...headers })
 }

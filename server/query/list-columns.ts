@@ -68,10 +68,26 @@ function ownColumns(
   resource: Resource,
   fields: readonly string[] | null,
 ): string[] {
+  const names = presentation.fieldNames(resource)
+  return fieldColumns(
+    presentation,
+    resource,
+    fields === null ? names : names.filter((n) => fields.includes(n)),
+  )
+}
+
+/**
+ * The columns of the fields `names` in their order (a SQL body's column list), an object field
+ * as its members.
+ */
+export function fieldColumns(
+  presentation: Presentation,
+  resource: Resource,
+  names: readonly string[],
+): string[] {
   const members = membersOf(presentation, resource)
   const columns: string[] = []
-  for (const name of presentation.fieldNames(resource)) {
-    if (fields !== null && !fields.includes(name)) continue
+  for (const name of names) {
     const of = members.get(name)
     if (of) for (const member of of) columns.push(`${name}.${member}`)
     else columns.push(name)

@@ -196,6 +196,24 @@ async function queries(d: Driver, prefix: string, resource: Resource, collection
     type: 'application/jsonpath',
     body: "$[?@.createdAt >= '2000-01-01']",
   })
+  // The same as CSV and NDJSON (docs/bulk.md): the answer, its stored query and its stored answer.
+  const csv = await d.send('QUERY', collection, 200, {
+    type: 'application/sql',
+    body: `SELECT * FROM ${resource.table} LIMIT 1`,
+    headers: { Accept: 'text/csv' },
+  })
+  await d.send('GET', csv.headers.get('location')!, 200, { headers: { Accept: 'text/csv' } })
+  await d.send('GET', csv.headers.get('content-location')!, 200)
+  await d.send('QUERY', collection, 200, {
+    type: FORM,
+    body: 'limit=1',
+    headers: { Accept: 'application/x-ndjson' },
+  })
+  await d.send('QUERY', collection, 406, {
+    type: FORM,
+    body: 'limit=1',
+    headers: { Accept: 'application/xml' },
+  })
   await d.send('QUERY', collection, 415, { type: 'text/plain', body: 'limit=2' })
   await d.send('QUERY', collection, 400, { body: 'limit=2' })
   await d.send('QUERY', `${collection}?bogus=1`, 400, { type: FORM, body: 'limit=2' })
