@@ -6,7 +6,7 @@ import { noticeMoreRecords } from '../paging.ts'
 const COUNT = new Intl.NumberFormat('en-US')
 
 /** The `rel="next"` target of a Link header (RFC 8288), when it is a path on the same server. */
-export function nextOf(link: string | null): string | null {
+function nextOf(link: string | null): string | null {
   for (const value of (link ?? '').split(',')) {
     const match = /^\s*<([^>]*)>\s*;\s*rel="?next"?\s*$/.exec(value)
     // Printable ASCII only, and a path: nothing a server sends reaches another host or the terminal.

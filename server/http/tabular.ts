@@ -3,11 +3,11 @@ import { notAcceptable } from '../../shared/errors.ts'
 import { negotiate } from './accept.ts'
 
 /** RFC 4180 §3 and RFC 7111: UTF-8, with its header row. */
-export const CSV_TYPE = 'text/csv; charset=utf-8; header=present'
-export const NDJSON_TYPE = 'application/x-ndjson'
+const CSV_TYPE = 'text/csv; charset=utf-8; header=present'
+const NDJSON_TYPE = 'application/x-ndjson'
 
 /** A page's items as a table: the columns in order, and the link to the next page (or null). */
-export interface TabularPage {
+interface TabularPage {
   /** Dotted paths into each item (`amount.value`, `author.name`), in the header's order. */
   columns: readonly string[]
   items: readonly unknown[]
@@ -24,10 +24,10 @@ export interface TabularPage {
  */
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20']/
 
-/** The value at a dotted path of an item; undefined where the path leaves the item. */
-function valueAt(item: unknown, column: string): unknown {
+/** The value at a path (`['amount', 'value']`) of an item; undefined where the path leaves the item. */
+function valueAt(item: unknown, path: readonly string[]): unknown {
   let value = item
-  for (const name of column.split('.')) {
+  for (const name of path) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
     value = (value as Record<string, unknown>)[name]
   }
@@ -39,7 +39,7 @@ function valueAt(item: unknown, column: string): unknown {
  * writes it (never guarded: `-5` stays a number), an object or array its JSON text (a `json` or
  * `list` field, an expanded nested page), and text guarded against formulas.
  */
-export function csvCell(value: unknown): string {
+function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
   if (typeof value === 'string') return FORMULA_START.test(value) ? `'${value}` : value
   if (typeof value === 'boolean') return value ? 'true' : 'false'
@@ -51,14 +51,15 @@ export function csvCell(value: unknown): string {
  * a cell is quoted when it holds a comma, a quote (doubled), a CR or an LF.
  */
 export function csvText(columns: readonly string[], items: readonly unknown[]): string {
+  const paths = columns.map((column) => column.split('.'))
   const rows: string[][] = [[...columns]]
-  for (const item of items) rows.push(columns.map((column) => csvCell(valueAt(item, column))))
+  for (const item of items) rows.push(paths.map((path) => csvCell(valueAt(item, path))))
   // csv-stringify quotes a lone CR or LF only when asked: a reader would take it for a row's end.
   return stringify(rows, { record_delimiter: 'windows', quoted_match: [/[\r\n]/] })
 }
 
 /** The page as NDJSON: each item's JSON on a line of its own, `\n` after each. */
-export function ndjsonText(items: readonly unknown[]): string {
+function ndjsonText(items: readonly unknown[]): string {
   let text = ''
   for (const item of items) text += `${JSON.stringify(item)}\n`
   return text

@@ -9,7 +9,7 @@ import type { ListAnswer } from '../resources/list-page.ts'
 import type { Pagination } from '../resources/reads.ts'
 
 /** A list's representation depends on Accept as well as on the token. */
-export const LIST_VARY = `${PRIVATE_CACHING.Vary}, Accept`
+const LIST_VARY = `${PRIVATE_CACHING.Vary}, Accept`
 
 type Paged = Pagination & { next?: string | null }
 
