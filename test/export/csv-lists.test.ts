@@ -138,6 +138,22 @@ describe('GET /api/v2/{collection} with Accept: text/csv', () => {
     expect(response.headers.get('x-total-count')).toBe('25')
     expect((await csv('/api/v2/orders?limit=5')).headers.get('x-total-count')).toBeNull()
   })
+
+  it('lets a browser app on another origin read Link and X-Total-Count', async () => {
+    const cors = await startTestServer({ corsOrigins: ['https://app.example'] })
+    try {
+      const tenant = await cors.tenant()
+      await createOrder(tenant)
+      const response = await tenant.fetch('/api/v2/orders?limit=1&include_total=true', {
+        headers: { Accept: 'text/csv', Origin: 'https://app.example' },
+      })
+      const exposed = (response.headers.get('access-control-expose-headers') ?? '').split(/,\s*/)
+      expect(exposed).toEqual(expect.arrayContaining(['Link', 'X-Total-Count']))
+      expect(response.headers.get('x-total-count')).toBe('1')
+    } finally {
+      await cors.stop()
+    }
+  })
 })
 
 describe('Link: the next page of a CSV export', () => {
