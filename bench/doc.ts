@@ -9,6 +9,7 @@ type Section =
   | 'size'
   | 'schema'
   | 'writes'
+  | 'export'
   | 'targets'
   | 'targets-wrk'
   | 'targets-postgres'

@@ -22,6 +22,8 @@ export interface Context {
   /** `/api/v2`, or `/api/v1` with `--api-version v1`. */
   prefix: string
   format: Format
+  /** `--format csv`: the server's CSV, written as it comes (`api list` only). */
+  csv: boolean
   /** The API client with the stored (or API_TOKEN) credentials; created on first use. */
   api: () => ApiClient
   /** How long one attempt of a request may take. */
@@ -49,8 +51,10 @@ export function makeContext(given: Io, options: Record<string, unknown>, schema:
   const server = serverUrl(io.env)
   if (!URL.canParse(server)) throw new UsageError(`API_URL is not a URL: ${server}`)
   let format: Format
+  // CSV comes from the server, for `api list` alone (main.ts refuses it elsewhere).
+  const csv = options.format === 'csv'
   try {
-    format = chooseFormat(io, options.format ?? settings.format)
+    format = csv ? 'json' : chooseFormat(io, options.format ?? settings.format)
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
@@ -66,6 +70,7 @@ export function makeContext(given: Io, options: Record<string, unknown>, schema:
     server,
     prefix: `/api/${version}`,
     format,
+    csv,
     timeoutMs: timeout * 1000,
     schema,
     api: () => {

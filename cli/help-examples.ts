@@ -84,6 +84,7 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
     list: [
       `api list ${name}${filter ? ` ${filter}` : ''}`,
       `api list ${name}${sort ? ` --sort -${sort}` : ''} --all | jq length`,
+      `api list ${name} --all --format csv > ${name}.csv`,
       ...(nested && parent ? [`api list ${parent.name}/${parent.prefix}_…/${nested.name}`] : []),
     ],
     get: [`api get ${name} ${id}`],

@@ -58,10 +58,12 @@ export async function main(typed: string[], io: Io): Promise<number> {
   }
   let status: number = EXIT.ok
   const run =
-    (command: (ctx: Context, ...args: never[]) => Promise<unknown>) =>
+    (command: (ctx: Context, ...args: never[]) => Promise<unknown>, takes = { csv: false }) =>
     async (...args: unknown[]) => {
       const options = withRawValues(args.pop() as Record<string, unknown>, raw)
       const ctx = makeContext(io, options, schema)
+      if (ctx.csv && !takes.csv)
+        throw new UsageError('--format csv is for api list (api list COLLECTION --format csv --all)')
       kleur.enabled = colorsEnabled(io)
       const result = await (command as (...a: unknown[]) => Promise<number | undefined>)(
         ctx,
@@ -71,7 +73,10 @@ export async function main(typed: string[], io: Io): Promise<number> {
       if (typeof result === 'number') status = result
     }
 
-  cli.option('--format <format>', 'json, ndjson or table (default: table on a terminal, JSON when piped)')
+  cli.option(
+    '--format <format>',
+    'json, ndjson or table (default: table on a terminal, JSON when piped); csv for api list',
+  )
   cli.option('--timeout <seconds>', 'Give up on a request after this long (default 30)')
   cli.option('--api-version <version>', 'v2 (the default) or v1 (deprecated)')
   cli.option('--profile <name>', 'Use this profile: its own server and login (default: API_PROFILE)')
@@ -116,7 +121,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
       '--expand <relations>',
       'Related records inline, two levels at most (api list COLLECTION --help names them)',
     )
-    .action(run((ctx, spec: string, options) => list(ctx, spec, options)))
+    .action(run((ctx, spec: string, options) => list(ctx, spec, options), { csv: true }))
   withExamples(
     cli.command('get <target> [id]', 'Show one record: api get COLLECTION ID (or COLLECTION/ID)'),
     'get',

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.ts'
 import { type Columns, RecordStream } from '../output.ts'
 import { endListing, noticeMoreRecords, readPage, streamPages } from '../paging.ts'
 import { columnsOf, filterFlags, parseTarget, suggest, type Target } from '../resources.ts'
+import { exportCsv } from './list-csv.ts'
 
 /** Options of `api list` itself; everything else must be one of the collection's filters. */
 const LIST_OPTIONS = [
@@ -104,6 +105,7 @@ export function shapeParams(options: Record<string, unknown>): URLSearchParams {
  */
 export async function list(ctx: Context, spec: string, options: Record<string, unknown>): Promise<void> {
   const { path, columns, target } = listQuery(ctx.schema, ctx.prefix, spec, options)
+  if (ctx.csv) return await exportCsv(ctx, path, options, target.resource.name)
   const maxItems =
     options.maxItems === undefined ? Number.POSITIVE_INFINITY : positiveInteger('max-items', options.maxItems)
   const stream = new RecordStream(ctx.io, ctx.format, columns)
@@ -185,12 +187,14 @@ export function listHelp(schema: Schema, spec: string): string {
       '--expand <relations>',
       `related records inline, two levels at most${relations.length > 0 ? ` (${relations.join(', ')})` : ''}`,
     ),
-    row('--format <format>', 'json, ndjson or table (table on a terminal, JSON when piped)'),
+    row('--format <format>', 'json, ndjson or table (table on a terminal, JSON when piped);'),
+    row('', "csv: the server's CSV, one header row, with --all every page"),
     row('--api-version <version>', 'v2 (the default) or v1 (deprecated)'),
     '',
     'Examples:',
     `  api list ${spec}${example ? ` ${example}` : ''}`,
     `  api list ${spec} --all --format ndjson | wc -l`,
+    `  api list ${spec} --all --format csv > ${resource.name}.csv`,
   ]
   return `${lines.join('\n')}\n`
 }

@@ -43,7 +43,18 @@ export function representation(
   lastModified: string,
   extra?: Readonly<Record<string, string>>,
 ): Representation {
-  const text = JSON.stringify(body)
+  return textRepresentation(JSON.stringify(body), lastModified, extra)
+}
+
+/**
+ * `representation` of a body serialized already (a list as CSV or NDJSON); `extra` carries its
+ * `Content-Type` when it is not JSON.
+ */
+export function textRepresentation(
+  text: string,
+  lastModified: string,
+  extra?: Readonly<Record<string, string>>,
+): Representation {
   return {
     text,
     tag: entityTag(text),

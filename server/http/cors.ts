@@ -34,6 +34,8 @@ const CORS_EXPOSE_HEADERS = [
   'RateLimit',
   'RateLimit-Policy',
   'X-Request-Id',
+  // A CSV or NDJSON page's count (docs/bulk.md); its next page is in Link.
+  'X-Total-Count',
 ]
 
 /** How long a browser may reuse a preflight's answer, in seconds. */

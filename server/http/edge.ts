@@ -13,6 +13,7 @@ import { rawPath, requestTarget } from './request-target.ts'
 import type { ResponseCache } from './response-cache.ts'
 import { errorResponse, noContent } from './responses.ts'
 import { routable } from './routable.ts'
+import { listFormatOf } from './tabular.ts'
 
 interface EdgeOptions {
   /** The router: every path of the service. */
@@ -121,8 +122,17 @@ function knownPrincipal(
  * stamp is only asked when an entry exists (on PostgreSQL it is a read); on a miss the route
  * reuses it, read before the data as it must be.
  */
-async function fromCache(cache: ResponseCache, principal: Principal, url: URL, state: EdgeState) {
-  const key = cache.keyOf(principal, url)
+async function fromCache(
+  cache: ResponseCache,
+  principal: Principal,
+  request: Request,
+  url: URL,
+  state: EdgeState,
+) {
+  // An Accept no list answers is the route's to refuse (406); other reads answer JSON and keep it so.
+  const format = listFormatOf(request.headers.get('accept'))
+  if (format === null) return undefined
+  const key = cache.keyOf(principal, url, format)
   if (!cache.has(key)) return undefined
   let stamp = cache.stamp(principal.orgId)
   if (stamp instanceof Promise) stamp = await stamp
@@ -162,7 +172,7 @@ export function createEdge(options: EdgeOptions): Edge {
           state.principal = principal
           const cached = cache && (request.method === 'GET' || request.method === 'HEAD')
           if (cached) {
-            const answer = await fromCache(cache, principal, url, state)
+            const answer = await fromCache(cache, principal, request, url, state)
             if (answer !== undefined) return conditionalAnswer(request, answer)
           }
         }

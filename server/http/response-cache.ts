@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/tokens.ts'
 import type { ChangeSource } from '../store/store.ts'
 import type { Representation } from './conditional.ts'
+import type { ListFormat } from './tabular.ts'
 
 /** Default bound of the bodies and keys kept (`serve --cache-mb`). */
 export const DEFAULT_CACHE_MB = 16
@@ -43,9 +44,13 @@ export class ResponseCache {
     private readonly maxBytes: number = DEFAULT_CACHE_MB * 1024 * 1024,
   ) {}
 
-  /** The entry's key: organization, read scopes, path and query string (the API version is in the path). */
-  keyOf(principal: Principal, url: URL): string {
-    return `${this.principalKey(principal)}${url.pathname}${url.search}`
+  /**
+   * The entry's key: organization, read scopes, the list format Accept picked (a list's CSV and its
+   * JSON are two entries), path and query string (the API version is in the path).
+   */
+  keyOf(principal: Principal, url: URL, format: ListFormat = 'json'): string {
+    const path = `${url.pathname}${url.search}`
+    return `${this.principalKey(principal)}${format === 'json' ? path : `${format} ${path}`}`
   }
 
   /**

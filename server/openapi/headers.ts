@@ -70,3 +70,30 @@ export function headerRefs(...names: string[]): Record<string, JsonObject> {
 
 /** A header described where it is used: one that is there only sometimes, or only on that response. */
 export const inlineHeader = text
+
+/**
+ * A list's answer as CSV or NDJSON (`Accept: text/csv`, `application/x-ndjson`; docs/bulk.md):
+ * the page's records, with `Link` to the next page and the count standing for `pagination`.
+ */
+export const TABULAR_CONTENT: Record<string, JsonObject> = {
+  'text/csv': {
+    schema: {
+      type: 'string',
+      description:
+        'RFC 4180, UTF-8, CRLF: a header row of the presented fields (objects flattened as amount.value), then a row per record',
+    },
+  },
+  'application/x-ndjson': {
+    schema: { type: 'string', description: 'One record a line, the JSON of `data`' },
+  },
+}
+
+/** The headers of a CSV or NDJSON page (JSON pages carry neither: their body has `pagination`). */
+export const TABULAR_HEADERS: Record<string, JsonObject> = {
+  Link: inlineHeader('RFC 8288: </api/v2/...>; rel="next", the next page of a CSV or NDJSON answer', false),
+  'X-Total-Count': {
+    description: 'The number of matching records, on a CSV or NDJSON page with include_total=true',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+  },
+}

@@ -5,7 +5,7 @@ import { withArticle } from '../../shared/words.ts'
 import { sqlExample } from '../query/sql-examples.ts'
 import { actionItem } from './action-paths.ts'
 import { errorRefs } from './error-responses.ts'
-import { headerRefs } from './headers.ts'
+import { headerRefs, TABULAR_CONTENT, TABULAR_HEADERS } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { listParameters, resourceShapeParameters } from './list-parameters.ts'
 import { CONDITIONAL_GET, header, PAGINATION, query } from './parameters.ts'
@@ -64,12 +64,12 @@ function collectionItem(
       parameters: [...listParameters(schema, resource), ...CONDITIONAL_GET],
       responses: {
         '200': {
-          description: 'A page',
-          headers: page,
-          content: { 'application/json': { schema: ref(n.list) } },
+          description: 'A page; by Accept, its records as CSV or NDJSON (docs/bulk.md)',
+          headers: { ...page, ...TABULAR_HEADERS },
+          content: { 'application/json': { schema: ref(n.list) }, ...TABULAR_CONTENT },
         },
         '304': { description: 'Not modified', headers: page },
-        ...errorRefs(400, 401, 403, ...missingParent),
+        ...errorRefs(400, 401, 403, ...missingParent, 406),
       },
     },
     [queryField]: queryOperation({

@@ -1,6 +1,6 @@
 import { MAX_QUERY_BODY_BYTES } from '../query/media.ts'
 import { errorRefs } from './error-responses.ts'
-import { headerRefs, inlineHeader } from './headers.ts'
+import { headerRefs, inlineHeader, TABULAR_CONTENT, TABULAR_HEADERS } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { CONDITIONAL_GET } from './parameters.ts'
 
@@ -27,6 +27,8 @@ interface QueryOperationOptions {
   jsonPathExample: string
   /** A nested collection answers 404 for a parent that does not exist. */
   nested: boolean
+  /** `/search`, which answers JSON whatever Accept says; a collection answers CSV and NDJSON too. */
+  search?: boolean
 }
 
 /**
@@ -88,11 +90,21 @@ export function queryOperation(options: QueryOperationOptions): JsonObject {
             'This very answer, kept for GET 10 minutes (unless it is larger than 16 MiB)',
             false,
           ),
+          ...(options.search ? {} : TABULAR_HEADERS),
         },
-        content: { 'application/json': { schema: options.page } },
+        content: { 'application/json': { schema: options.page }, ...(options.search ? {} : TABULAR_CONTENT) },
       },
       '304': { description: 'Not modified', headers: stored },
-      ...errorRefs(400, 401, 403, ...(options.nested ? [404] : []), 415, 422, 503),
+      ...errorRefs(
+        400,
+        401,
+        403,
+        ...(options.nested ? [404] : []),
+        ...(options.search ? [] : [406]),
+        415,
+        422,
+        503,
+      ),
     },
   }
 }

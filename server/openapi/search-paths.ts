@@ -1,7 +1,7 @@
 import type { Schema } from '../../shared/schema/schema.ts'
 import { searchExamples } from '../query/sql-examples.ts'
 import { errorRefs } from './error-responses.ts'
-import { headerRefs } from './headers.ts'
+import { headerRefs, TABULAR_CONTENT, TABULAR_HEADERS } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { CONDITIONAL_GET, header, PAGINATION, query, shapeParameters } from './parameters.ts'
 import { type QueryField, queryOperation } from './query-operation.ts'
@@ -82,6 +82,7 @@ export function searchPaths(
         sqlExample: examples.sql,
         jsonPathExample: examples.jsonPath,
         nested: false,
+        search: true,
       }),
     },
     [`${prefix}/queries/{id}`]: {
@@ -96,9 +97,13 @@ export function searchPaths(
           ...CONDITIONAL_GET,
         ],
         responses: {
-          '200': json('A page', headerRefs('ETag', 'Last-Modified')),
+          '200': {
+            description: 'A page; by Accept, a stored query of a collection as CSV or NDJSON (docs/bulk.md)',
+            headers: { ...headerRefs('ETag', 'Last-Modified'), ...TABULAR_HEADERS },
+            content: { 'application/json': { schema: page }, ...TABULAR_CONTENT },
+          },
           '304': { description: 'Not modified', headers: headerRefs('ETag', 'Last-Modified') },
-          ...errorRefs(400, 401, 403, 404),
+          ...errorRefs(400, 401, 403, 404, 406),
         },
       },
       delete: {
@@ -125,7 +130,11 @@ export function searchPaths(
         summary: 'Get the exact answer a QUERY gave (its Content-Location), for 10 minutes',
         parameters: [header('If-None-Match', 'Answer 304 when the ETag matches')],
         responses: {
-          '200': json('The stored answer', answer),
+          '200': {
+            description: 'The stored answer, in the format it was sent',
+            headers: { ...answer, ...TABULAR_HEADERS },
+            content: { 'application/json': { schema: page }, ...TABULAR_CONTENT },
+          },
           '304': { description: 'Not modified', headers: answer },
           ...errorRefs(400, 401, 403, 404),
         },

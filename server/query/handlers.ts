@@ -3,15 +3,24 @@ import { rejectUnknownParams } from '../../shared/query/pagination.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
-import { conditionalJson, PRIVATE_CACHING } from '../http/conditional.ts'
+import {
+  conditionalAnswer,
+  PRIVATE_CACHING,
+  type Representation,
+  representation,
+} from '../http/conditional.ts'
 import { entityTag, parseTagList } from '../http/etag.ts'
 import type { MethodHandler, MethodTable } from '../http/method-table.ts'
 import { noContent } from '../http/responses.ts'
+import type { ListFormat } from '../http/tabular.ts'
 import type { EngineContext } from '../resources/context.ts'
+import type { ListAnswer } from '../resources/list-page.ts'
 import { requireWholeView } from '../resources/visibility.ts'
 import type { StoredQuery } from '../store/types.ts'
 import { type ApiVersion, V1, versionOfPath } from '../versions/versions.ts'
+import { listRepresentation } from './list-answer.ts'
 import { QUERY_MEDIA_TYPES, readQueryBody } from './media.ts'
+import { queryColumns, queryFormat } from './query-formats.ts'
 import {
   type Continuation,
   jsonPathLimit,
@@ -47,6 +56,7 @@ export function queryHandler(
     const limit = body.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
     const target = targetOf(params)
     const parsed = await parseQuery(engine.schema, body, target, limit)
+    const format = queryFormat(request, parsed, target)
     const now = engine.clock()
     const { query, created } = await storeQuery(
       engine.store,
@@ -66,28 +76,41 @@ export function queryHandler(
       if (created) await forgetQuery(engine.store, query.id)
       throw error
     }
-    const response = conditionalJson(request, outcome.body, outcome.lastModified, {
+    const answer = answerOf(engine.schema, parsed, format, outcome, version, {
       Location: location,
-      Vary: QUERY_VARY,
+      Vary: target.kind === 'search' ? QUERY_VARY : `${QUERY_VARY}, Accept`,
     })
+    const response = conditionalAnswer(request, answer)
     if (response.status !== 200) return response
-    const stored = {
+    const stored: Record<string, string> = {
       'Content-Type': response.headers.get('content-type')!,
       ETag: response.headers.get('etag')!,
       'Last-Modified': response.headers.get('last-modified')!,
       Location: location,
     }
-    const resultPath = await storeResult(
-      engine.store,
-      prefix,
-      query,
-      stored,
-      JSON.stringify(outcome.body),
-      now,
-    )
+    // A CSV or NDJSON page's pagination is in these; a stored result answers them again.
+    for (const name of ['Link', 'X-Total-Count']) {
+      const value = response.headers.get(name)
+      if (value !== null) stored[name] = value
+    }
+    const resultPath = await storeResult(engine.store, prefix, query, stored, answer.text, now)
     if (resultPath) response.headers.set('Content-Location', resultPath)
     return response
   }
+}
+
+/** A QUERY's page in its format: a search's as JSON, a list's as its GET would answer it. */
+function answerOf(
+  schema: Schema,
+  parsed: ParsedQuery,
+  format: ListFormat,
+  outcome: ListAnswer,
+  version: ApiVersion,
+  extra?: Record<string, string>,
+): Representation {
+  if (format === 'json' && parsed.kind === 'search')
+    return representation(outcome.body, outcome.lastModified, extra)
+  return listRepresentation(format, outcome, undefined, queryColumns(schema, parsed, version), extra)
 }
 
 /** A stored query of the caller's organization: 404 when missing, 403 in another organization. */
@@ -145,11 +168,12 @@ export function storedQueryTable(
           { field: 'after', message: 'cannot be combined with cursor' },
         ])
       const { target, parsed } = await reparse(engine.schema, prefix, query)
+      const format = queryFormat(request, parsed, target)
       const continuation: Continuation = { cursor, after }
       const outcome = await runQuery(engine, principal, parsed, target, url, continuation, version)
       const now = engine.clock()
       if (shouldTouch(query, now)) await engine.store.queries.touch(query.id, now)
-      return conditionalJson(request, outcome.body, outcome.lastModified)
+      return conditionalAnswer(request, answerOf(engine.schema, parsed, format, outcome, version))
     },
     DELETE: async ({ url, params, principal }) => {
       rejectUnknownParams(url.searchParams, new Set())

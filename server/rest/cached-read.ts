@@ -7,17 +7,23 @@ import { conditionalAnswer, type Representation } from '../http/conditional.ts'
 import type { MethodHandler, RouteRequest } from '../http/method-table.ts'
 import type { EdgeState } from '../http/request-state.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
+import type { ListFormat } from '../http/tabular.ts'
 
 /** A read whose answer the response cache may keep: it serializes, the route answers. */
 export type ReadHandler = (req: RouteRequest) => Promise<Representation>
 
-/** A GET handler that also offers its read to the cache. */
-export type ReadRoute = MethodHandler & { read: ReadHandler }
+/**
+ * A GET handler that also offers its read to the cache, with the format it answers the request
+ * in (a list's CSV, NDJSON or JSON; 406 when none), which the cache keys by.
+ */
+export type ReadRoute = MethodHandler & { read: ReadHandler; format: (request: Request) => ListFormat }
+
+const jsonOnly = () => 'json' as const
 
 /** The GET of a read, answered directly when the cache is off. */
-export function readRoute(read: ReadHandler): ReadRoute {
+export function readRoute(read: ReadHandler, format: (request: Request) => ListFormat = jsonOnly): ReadRoute {
   const handler = async (req: RouteRequest) => conditionalAnswer(req.request, await read(req))
-  return Object.assign(handler, { read })
+  return Object.assign(handler, { read, format })
 }
 
 /**
@@ -49,16 +55,17 @@ export async function cachedRead(
   schema: Schema,
   cache: ResponseCache,
   route: RouteRequest,
-  read: ReadHandler,
+  { read, format }: Pick<ReadRoute, 'read' | 'format'>,
   resource: Resource | undefined,
   state: EdgeState | undefined,
 ): Promise<Response> {
   const { principal, request } = route
   if (resource) requireScope(principal, resource.scopes.read)
+  const shown = format(request)
   if (!cacheable(schema, resource, route.url)) return conditionalAnswer(request, await read(route))
+  const key = cache.keyOf(principal, route.url, shown)
   // The edge asked already when it held an entry for the key: its stamp is the one to keep under.
-  const asked = state?.cached
-  const key = asked?.key ?? cache.keyOf(principal, route.url)
+  const asked = state?.cached?.key === key ? state.cached : undefined
   let stamp = asked?.stamp ?? cache.stamp(principal.orgId)
   if (stamp instanceof Promise) stamp = await stamp
   const kept = asked ? undefined : cache.get(key, stamp)

@@ -4,7 +4,7 @@ import { isId } from '../../shared/ids.ts'
 import { parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagination.ts'
 import { parseSearchParams } from '../../shared/query/search-params.ts'
-import { SHAPE_PARAMS, shapeParamsOf } from '../../shared/query/shape.ts'
+import { parseShape, SHAPE_PARAMS, shapeParamsOf } from '../../shared/query/shape.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
 import type { Action, Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
@@ -16,7 +16,10 @@ import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from
 import { edgeStateOf } from '../http/request-state.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
+import { requireListFormat } from '../http/tabular.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
+import { listRepresentation } from '../query/list-answer.ts'
+import { listColumns } from '../query/list-columns.ts'
 import { ACCEPT_QUERY } from '../query/media.ts'
 import { prepareAction } from '../resources/actions.ts'
 import type { EngineContext, ParentRef } from '../resources/context.ts'
@@ -80,7 +83,8 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   const { engine, version } = deps
   const presentation = presentationOf(engine.schema, version)
   const table: MethodTable = {
-    GET: readRoute(async ({ url, params, principal }) => {
+    GET: readRoute(async ({ request, url, params, principal }) => {
+      const format = requireListFormat(request)
       const { query, filters, shape } = parseListParams(engine.schema, resource, url.searchParams)
       const parent = parentOf(resource, params)
       const link = url
@@ -93,8 +97,15 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
         filters,
         shape,
       })
-      return representation(page.body, page.lastModified, QUERY_FORMATS)
-    }),
+      // listPage has checked the shape already (400, 403).
+      const columns = () =>
+        listColumns(
+          presentation,
+          resource,
+          shape && parseShape(engine.schema, resource, shape, presentation.fieldNames),
+        )
+      return listRepresentation(format, page, url, columns, QUERY_FORMATS)
+    }, requireListFormat),
     QUERY: queryHandler(
       engine,
       prefix,
@@ -282,7 +293,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
           if (p.parentId !== undefined && parent && !isId(p.parentId, parent.prefix))
             throw notFoundId(parent, p.parentId)
           const route = { request, url: state?.url ?? new URL(request.url), params: p, principal }
-          const read = deps.cache && (handler as Partial<ReadRoute>).read
+          const read = deps.cache && (handler as Partial<ReadRoute>).read ? (handler as ReadRoute) : undefined
           let response = read
             ? cachedRead(deps.engine.schema, deps.cache!, route, read, resource, state)
             : handler(route)

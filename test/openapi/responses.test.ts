@@ -106,6 +106,14 @@ async function reads(d: Driver, prefix: string, resource: Resource, collection: 
   await d.send('GET', `${collection}?page=1&per_page=2&include_total=true`, 200)
   await d.send('GET', `${collection}?page=2&limit=1`, 200)
   await d.send('GET', `${collection}?offset=1&limit=2&include_total=true`, 200)
+  // The same pages as CSV and NDJSON (docs/bulk.md), with their Link and X-Total-Count.
+  for (const accept of ['text/csv', 'application/x-ndjson']) {
+    const headers = { Accept: accept }
+    await d.send('GET', `${collection}?limit=1`, 200, { headers })
+    await d.send('GET', `${collection}?page=1&per_page=1&include_total=true`, 200, { headers })
+    await d.send('HEAD', `${collection}?limit=1`, 200, { headers })
+  }
+  await d.send('GET', collection, 406, { headers: { Accept: 'application/xml' } })
   // Values as v1 shows them (v2 wraps amounts in objects); this read is not one under test.
   const v1 = (await (await acme.fetch(`/api/v1/${resource.name}?limit=1`)).json()) as Answer['json']
   const record = v1.data?.[0] ?? {}
@@ -187,6 +195,24 @@ async function queries(d: Driver, prefix: string, resource: Resource, collection
   await d.send('QUERY', `${collection}?limit=2`, 200, {
     type: 'application/jsonpath',
     body: "$[?@.createdAt >= '2000-01-01']",
+  })
+  // The same as CSV and NDJSON (docs/bulk.md): the answer, its stored query and its stored answer.
+  const csv = await d.send('QUERY', collection, 200, {
+    type: 'application/sql',
+    body: `SELECT * FROM ${resource.table} LIMIT 1`,
+    headers: { Accept: 'text/csv' },
+  })
+  await d.send('GET', csv.headers.get('location')!, 200, { headers: { Accept: 'text/csv' } })
+  await d.send('GET', csv.headers.get('content-location')!, 200)
+  await d.send('QUERY', collection, 200, {
+    type: FORM,
+    body: 'limit=1',
+    headers: { Accept: 'application/x-ndjson' },
+  })
+  await d.send('QUERY', collection, 406, {
+    type: FORM,
+    body: 'limit=1',
+    headers: { Accept: 'application/xml' },
   })
   await d.send('QUERY', collection, 415, { type: 'text/plain', body: 'limit=2' })
   await d.send('QUERY', collection, 400, { body: 'limit=2' })
