@@ -24,8 +24,8 @@ export interface Operation {
   ref?: string
   /** The `If-Match` value (a list of entity tags, or `*`), as the header would carry it. */
   ifMatch?: string
-  /** Whether its path or body names an earlier operation's result. */
-  refers: boolean
+  /** Whether its path, or its body, names an earlier operation's result. */
+  refers: { path: boolean; body: boolean }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -68,7 +68,7 @@ function operationOf(value: unknown, index: number, problems: ErrorDetail[]): Op
     body,
     ...(ref === undefined ? {} : { ref: ref as string }),
     ...(ifMatch === undefined ? {} : { ifMatch: ifMatch as string }),
-    refers: false,
+    refers: { path: false, body: false },
   }
 }
 
@@ -93,7 +93,8 @@ function checkReferences(
     }
     for (const part of parts) {
       if (typeof part === 'string') continue
-      op.refers = true
+      if (place === `${op.place}.path`) op.refers.path = true
+      else op.refers.body = true
       const at = declared.get(part.ref)
       if (at === undefined)
         problems.push({ field: place, message: `${part.text}: no operation has ref ${part.ref}` })
@@ -112,7 +113,8 @@ function checkReferences(
  * refs, and references that name an earlier operation's ref and are well written.
  */
 export function parseBatch(body: unknown): Operation[] {
-  const refuse = (details: ErrorDetail[]) => invalid('The batch is not valid.', details)
+  const refuse = (details: ErrorDetail[]) =>
+    invalid(`The batch is not valid: ${details[0]!.field} ${details[0]!.message}.`, details)
   if (!isObject(body)) throw refuse([{ field: 'body', message: 'must be an object with operations' }])
   const extra = Object.keys(body).filter((name) => name !== 'operations')
   if (extra.length > 0)

@@ -36,19 +36,16 @@ async function plan(
   for (const op of parseBatch(body)) {
     const target = await asOperation(op, () => resolveTarget(engine.schema, op))
     await asOperation(op, () => checkStatically(engine, principal, op, target))
-    const write = op.refers
-      ? undefined
-      : await asOperation(op, () =>
-          prepareOperation(
-            engine,
-            principal,
-            version,
-            { op, target },
-            idsOf(engine, target, new Map(), op.place),
-            op.body,
-          ),
-        )
-    planned.push({ op, target, write })
+    if (op.refers.body) {
+      planned.push({ op, target })
+      continue
+    }
+    // Ids that refer are unknown yet; they matter to `apply` alone, which this preparation never runs.
+    const ids = op.refers.path ? {} : idsOf(engine, target, new Map(), op.place)
+    const write = await asOperation(op, () =>
+      prepareOperation(engine, principal, version, { op, target }, ids, op.body),
+    )
+    planned.push(op.refers.path ? { op, target, checked: write } : { op, target, write })
   }
   return planned
 }
@@ -66,7 +63,10 @@ function batchWrite(
 ): PreparedWrite<OperationResult[]> {
   return {
     check: async () => {
-      for (const { op, write } of planned) if (write) await asOperation(op, () => write.check())
+      for (const { op, write, checked } of planned) {
+        const ahead = write ?? checked
+        if (ahead) await asOperation(op, () => ahead.check())
+      }
     },
     apply: async (tx) => {
       const results: OperationResult[] = []
@@ -74,16 +74,18 @@ function batchWrite(
       for (const step of planned) {
         const { op, target } = step
         const result = await asOperation(op, async () => {
-          const write =
-            step.write ??
-            (await prepareOperation(
-              tx,
-              principal,
-              version,
-              step,
-              idsOf(tx, target, byRef, `${op.place}.path`),
-              bodyOf(op, byRef),
-            ))
+          if (step.write) return await step.write.apply(tx)
+          const write = await prepareOperation(
+            tx,
+            principal,
+            version,
+            step,
+            idsOf(tx, target, byRef, `${op.place}.path`),
+            bodyOf(op, byRef),
+          )
+          // A body with references is checked here; none of those writes has a hook's check to run
+          // (checkStatically refuses them), so no lookup ever holds the transaction.
+          if (!step.checked) await write.check()
           return await write.apply(tx)
         })
         results.push(result)

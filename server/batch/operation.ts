@@ -21,11 +21,17 @@ export interface OperationResult {
   body: Record<string, unknown> | null
 }
 
-/** An operation routed, authorized and its body's shape checked; `write` when it has no reference. */
+/**
+ * An operation routed, authorized and its body's shape checked. `write` when it has no reference:
+ * prepared once, before the transaction. `checked` when only its path refers to an earlier result:
+ * its body is validated and its hooks' check run before the transaction, and it is prepared again
+ * in the transaction once its ids are known.
+ */
 export interface Planned {
   op: Operation
   target: Target
   write?: PreparedWrite<OperationResult>
+  checked?: PreparedWrite<OperationResult>
 }
 
 const isEmptyObject = (value: unknown) =>
@@ -54,7 +60,7 @@ export function checkStatically(
     throw problem('body', 'an action takes no body, or {}')
   if (target.kind === 'create' && op.ifMatch !== undefined)
     throw problem('ifMatch', 'a create has no current record to match')
-  if (op.refers && writesBody && ctx.hooks?.get(resource.name)?.check)
+  if (op.refers.body && writesBody && ctx.hooks?.get(resource.name)?.check)
     throw problem(
       'body',
       `a write to ${resource.name} is checked outside the database before the batch's transaction opens, so it cannot use a reference`,
