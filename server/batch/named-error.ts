@@ -28,7 +28,7 @@ function placed(op: Operation, error: ApiError, detail: ErrorDetail): ErrorDetai
  * prefixed with the operation, and details naming places in the batch (a 404 or 403 without
  * details names the path, a 405 the method). Anything but an ApiError stays as it is (a 500).
  */
-export function namedError(op: Operation, error: unknown): unknown {
+function namedError(op: Operation, error: unknown): unknown {
   if (!(error instanceof ApiError)) return error
   const details =
     error.details.length > 0

@@ -3,7 +3,7 @@ import { invalid } from '../../shared/errors.ts'
 /**
  * `${ref.field}` references of a batch (docs/bulk.md, "Atomic batches"): an earlier operation's
  * result, by the `ref` it was given, and a field of it (`${a.id}`, `${o.amount.value}` for a
- * member of an object). `$${` stands for a literal `${`.
+ * member of an object). `\${` stands for a literal `${`.
  */
 export interface Reference {
   ref: string
@@ -25,35 +25,36 @@ function notAReference(place: string, message: string) {
   return invalid('A batch holds a malformed reference.', [{ field: place, message }])
 }
 
-/** The parts of `text`, or a 422 naming `place` when a `${` does not start a reference. */
+/**
+ * The parts of `text`, or a 422 naming `place` when a `${` does not start a reference. A `${`
+ * after an odd number of backslashes is literal (`\${a.id}` is the text `${a.id}`), and each
+ * pair of backslashes before it stands for one; backslashes anywhere else, and text without `${`,
+ * stay as they are.
+ */
 export function parseTemplate(text: string, place: string): Part[] {
   const parts: Part[] = []
   let literal = ''
   let i = 0
-  while (i < text.length) {
-    const next = text.indexOf('$', i)
-    if (next === -1) break
-    literal += text.slice(i, next)
-    if (text.startsWith('$${', next)) {
+  for (let at = text.indexOf('${', i); at !== -1; at = text.indexOf('${', i)) {
+    let slashes = 0
+    while (at - slashes - 1 >= i && text[at - slashes - 1] === '\\') slashes++
+    literal += text.slice(i, at - slashes) + '\\'.repeat(Math.floor(slashes / 2))
+    if (slashes % 2 === 1) {
       literal += '${'
-      i = next + 3
-    } else if (text.startsWith('${', next)) {
-      const end = text.indexOf('}', next + 2)
-      if (end === -1) throw notAReference(place, 'has a ${ without its closing }; write $${ for a literal ${')
-      const inside = INSIDE.exec(text.slice(next + 2, end))
-      if (!inside)
-        throw notAReference(
-          place,
-          `${text.slice(next, end + 1).slice(0, 100)} is not a reference \${ref.field}; write $\${ for a literal \${`,
-        )
-      if (literal) parts.push(literal)
-      literal = ''
-      parts.push({ ref: inside[1]!, path: inside[2]!.slice(1).split('.'), text: text.slice(next, end + 1) })
-      i = end + 1
-    } else {
-      literal += '$'
-      i = next + 1
+      i = at + 2
+      continue
     }
+    const end = text.indexOf('}', at + 2)
+    const inside = end === -1 ? null : INSIDE.exec(text.slice(at + 2, end))
+    if (!inside)
+      throw notAReference(
+        place,
+        `${text.slice(at, end === -1 ? at + 30 : end + 1).slice(0, 100)} is not a reference \${ref.field}; write \\\${ for a literal \${`,
+      )
+    if (literal) parts.push(literal)
+    literal = ''
+    parts.push({ ref: inside[1]!, path: inside[2]!.slice(1).split('.'), text: text.slice(at, end + 1) })
+    i = end + 1
   }
   literal += text.slice(i)
   if (literal || parts.length === 0) parts.push(literal)

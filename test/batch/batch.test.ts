@@ -86,8 +86,9 @@ describe('POST /api/v2/batch', () => {
   it.each([
     ['one reference alone keeps its JSON type', '${b.pages}', 321],
     ['a reference inside text is written as text', 'pages: ${b.pages}, by ${a.name}', 'pages: 321, by Nnedi'],
-    ['$${ is a literal ${', 'costs $${5} and ${a.name}', 'costs ${5} and Nnedi'],
-    ['a lone $ stays', 'US$ 5', 'US$ 5'],
+    ['\\${ is a literal ${', 'costs \\${5} and ${a.name}', 'costs ${5} and Nnedi'],
+    ['a $ before a reference stays', 'US$${b.pages}', 'US$321'],
+    ['a lone $ or \\ stays', 'US$ 5 \\ {x}', 'US$ 5 \\ {x}'],
   ])('%s', async (_, template, expected) => {
     const results = await batchOk(tenant, [
       { method: 'POST', path: '/api/v2/authors', body: { name: 'Nnedi' }, ref: 'a' },

@@ -1,7 +1,7 @@
 import { expect } from 'bun:test'
 import type { Tenant, TestServer } from '../support/server.ts'
 
-export interface BatchResult {
+interface BatchResult {
   status: number
   body: Record<string, unknown> | null
 }
