@@ -281,29 +281,4 @@ describe('a batch that fails', () => {
     ])
     expect(response.status).toBe(200)
   })
-
-  it.each([
-    ['an array', [], ['body']],
-    ['no operations', {}, ['operations']],
-    ['no operation', { operations: [] }, ['operations']],
-    ['operations not an array', { operations: 'all' }, ['operations']],
-    ['another member', { operations: [FIRST], atomic: true }, ['atomic']],
-    ['an operation that is no object', { operations: [FIRST, 5] }, ['operations[1]']],
-    ['no method nor path', { operations: [{}] }, ['operations[0].method', 'operations[0].path']],
-  ])('refuses a body with %s: 422 naming the place', async (_, body, fields) => {
-    const response = await tenant.fetch('/api/v2/batch', { method: 'POST', json: body })
-    expect(await batchError(response)).toMatchObject({ status: 422, code: 'VALIDATION_ERROR', fields })
-  })
-
-  it('refuses a body that is not JSON with 400, and another media type with 415', async () => {
-    const headers = { 'Content-Type': 'application/json' }
-    const broken = await tenant.fetch('/api/v2/batch', { method: 'POST', headers, body: '{"operations": [' })
-    expect((await batchError(broken)).status).toBe(400)
-    const text = await tenant.fetch('/api/v2/batch', {
-      method: 'POST',
-      body: 'operations',
-      headers: { 'Content-Type': 'text/plain' },
-    })
-    expect((await batchError(text)).status).toBe(415)
-  })
 })
