@@ -110,7 +110,29 @@ describe('a batch on the example', () => {
     expect(read).not.toHaveProperty('secret')
   })
 
+  it('keeps a keyed answer that shows a secret sealed, and replays it with the secret', async () => {
+    const key = `secret-${crypto.randomUUID()}`
+    const operations = [
+      {
+        method: 'POST',
+        path: '/api/v2/webhook-endpoints',
+        body: { url: 'https://kept.example/in', enabled: false },
+      },
+    ]
+    const first = await batchOk(tenant, operations, { 'Idempotency-Key': key })
+    const again = await batchOk(tenant, operations, { 'Idempotency-Key': key })
+    expect(again).toEqual(first)
+    const secret = first[0]!.body!.secret as string
+    const kept = await server.sql.get<{ body: string }>(
+      'SELECT body FROM idempotency_keys WHERE key = ?',
+      key,
+    )
+    expect(kept!.body).toStartWith('sealed:')
+    expect(kept!.body).not.toContain(secret)
+  })
+
   it('refuses a reference in a webhook endpoint’s body: its URL is checked before any result exists', async () => {
+    const before = await server.sql.count('webhook_endpoints', tenant.orgId)
     const response = await sendBatch(tenant, [
       {
         method: 'POST',
@@ -121,6 +143,6 @@ describe('a batch on the example', () => {
       { method: 'POST', path: '/api/v2/webhook-endpoints', body: { url: '${w.url}', enabled: false } },
     ])
     expect(await batchError(response)).toMatchObject({ status: 422, fields: ['operations[1].body'] })
-    expect(await server.sql.count('webhook_endpoints', tenant.orgId)).toBe(1)
+    expect(await server.sql.count('webhook_endpoints', tenant.orgId)).toBe(before)
   })
 })
