@@ -25,6 +25,10 @@ const isbn = () => `978-${Date.now() % 1e6}-${++isbns}`
 
 describe('POST /api/v2/batch', () => {
   it('creates an author and a book naming it with ${a.id}, answering each as its REST request would', async () => {
+    const listed = async () =>
+      ((await (await tenant.fetch('/api/v2/books?limit=100')).json()) as { data: unknown[] }).data.length
+    // Read once before, so that a kept answer of the list would show if the batch left it stale.
+    const before = await listed()
     const results = await batchOk(tenant, [
       { method: 'POST', path: '/api/v2/authors', body: { name: 'Ursula Le Guin', country: 'US' }, ref: 'a' },
       {
@@ -36,6 +40,7 @@ describe('POST /api/v2/batch', () => {
     expect(results.map((r) => r.status)).toEqual([201, 201])
     const [author, book] = results.map((r) => r.body!)
     expect(book!.authorId).toBe(author!.id)
+    expect(await listed()).toBe(before + 1)
     for (const [collection, record] of [
       ['authors', author],
       ['books', book],
