@@ -54,7 +54,7 @@ export function withRawValues(
  * `--sort -amount` as `--sort=-amount` and `--input -` as `--input=-`: the option parser would
  * otherwise read a value that starts with a dash as short flags (or standard input's `-` as no
  * value) and report the value missing. Only options that take a value are joined, as rawOptions
- * reads them.
+ * reads them. A lone `-` left is an argument naming standard input (STDIN_ARGUMENT).
  */
 export function joinDashedValues(argv: string[]): string[] {
   const out: string[] = []
@@ -66,7 +66,13 @@ export function joinDashedValues(argv: string[]): string[] {
     if (name && !FLAGS.has(name) && next !== undefined && /^-(?!-)/.test(next)) {
       out.push(`${arg}=${next}`)
       i++
-    } else out.push(arg)
+    } else out.push(arg === '-' ? STDIN_ARGUMENT : arg)
   }
   return out
 }
+
+/**
+ * What an argument `-` (standard input, `api batch -`) reaches a command as: the option parser
+ * drops a lone `-`, so it is passed on as the path that names standard input.
+ */
+export const STDIN_ARGUMENT = '/dev/stdin'

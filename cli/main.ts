@@ -7,6 +7,7 @@ import { PRODUCT_VERSION } from '../shared/version.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { actionCommand } from './commands/action.ts'
 import { login, logout, whoami } from './commands/auth.ts'
+import { batchCommand } from './commands/batch.ts'
 import { conventionCommands } from './commands/conventions.ts'
 import { graphql } from './commands/graphql.ts'
 import { list, listHelp } from './commands/list.ts'
@@ -159,6 +160,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
   actionCommand(cli, run, schema, examples.action ?? [])
+  batchCommand(cli, run)
   webhooksCommand(cli, run)
   withExamples(
     cli.command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body'),

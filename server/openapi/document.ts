@@ -2,6 +2,7 @@ import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { UNMETERED } from '../http/edge.ts'
 import type { ApiVersion } from '../versions/versions.ts'
+import { batchPaths } from './batch-paths.ts'
 import { edgeHeadersOf, errorResponse, referencedErrors } from './error-responses.ts'
 import { DEPRECATION_HEADERS, EDGE_HEADERS, HEADERS, headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
@@ -142,6 +143,7 @@ export function openApiDocument(options: {
     ...resourcePaths(schema, version.prefix, queryField),
     ...searchPaths(schema, version.prefix, queryField),
     ...servicePaths(version.prefix),
+    ...batchPaths(version),
   })
   withEdgeResponses(paths, version.prefix, deprecated)
   const sunset = deprecated ? ` Deprecated: goes away on ${version.sunsetAt!.slice(0, 10)}; use /api/v2.` : ''

@@ -28,7 +28,7 @@ function notFromHere(resource: Resource, action: Action, state: unknown): ApiErr
 }
 
 /** What an action needs: a state change writes the record; the server's own may act on a read-only one. */
-function authorizeAction(principal: Principal, resource: Resource, action: Action): void {
+export function authorizeAction(principal: Principal, resource: Resource, action: Action): void {
   if (action.field === undefined) requireScope(principal, resource.scopes.write)
   else authorizeWrite(principal, resource)
 }

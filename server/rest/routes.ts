@@ -9,6 +9,7 @@ import type { ListQuery } from '../../shared/query/types.ts'
 import type { Action, Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
+import { batchTable } from '../batch/endpoint.ts'
 import { readJsonBody } from '../http/body.ts'
 import { conditionalJson, representation } from '../http/conditional.ts'
 import { entityTag, parseTagList } from '../http/etag.ts'
@@ -323,6 +324,8 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
     },
     QUERY: queryHandler(deps.engine, prefix, () => ({ kind: 'search' }), deps.version),
   })
+  // Batches are the current version's alone: a deprecated version takes no new endpoints.
+  if (deps.version.status === 'current') mount(`${prefix}/batch`, batchTable(deps.engine, deps.version))
   mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix, deps.version))
   mount(`${prefix}/queries/:id/results/:token`, storedResultTable(deps.engine, prefix))
   for (const resource of deps.engine.schema.resources) {
