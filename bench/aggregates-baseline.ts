@@ -45,7 +45,9 @@ function start(path: string, orgId: string, port: number) {
         const url = new URL(request.url)
         if (url.searchParams.get('group_by') === 'status') {
           const rows = byStatus.all(orgId, LIMIT + 1)
-          const items = rows.slice(0, LIMIT).map((r) => ({ status: r.status, count: r.count, sum: { amount: r.sum } }))
+          const items = rows
+            .slice(0, LIMIT)
+            .map((r) => ({ status: r.status, count: r.count, sum: { amount: r.sum } }))
           return answer(items, rows.length > LIMIT)
         }
         const rows = byDay.all(orgId, LIMIT + 1)

@@ -116,7 +116,12 @@ async function main(): Promise<void> {
   const db = openDatabase(DB)
   const orgId = (db.query('SELECT id FROM orgs ORDER BY created_at, id LIMIT 1').get() as { id: string }).id
   const store = sqliteStore(db, exampleSchema())
-  const { client, secret } = await store.clients.create({ name: 'bench', orgId, public: false, scope: ['read:orders'] })
+  const { client, secret } = await store.clients.create({
+    name: 'bench',
+    orgId,
+    public: false,
+    scope: ['read:orders'],
+  })
   for (const [name, sql] of Object.entries(BASELINE_SQL)) {
     const plan = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(orgId, 21) as { detail: string }[]
     log(`baseline ${name}: ${plan.map((p) => p.detail).join('; ')}`)
@@ -125,9 +130,13 @@ async function main(): Promise<void> {
   const env = { API_RATE_LIMIT: '1000000000' }
   const serve = [BUN, 'server/main.ts', 'serve', '--host', '127.0.0.1', '--db', DB, '--no-cache']
   const product = await startServer('product --no-cache', serve, { cwd: ROOT, env })
-  const baseline = await startServer('baseline', [BUN, 'bench/aggregates-baseline.ts', '--db', DB, '--org', orgId], {
-    cwd: ROOT,
-  })
+  const baseline = await startServer(
+    'baseline',
+    [BUN, 'bench/aggregates-baseline.ts', '--db', DB, '--org', orgId],
+    {
+      cwd: ROOT,
+    },
+  )
   try {
     const token = await clientToken(product.url, { id: client.id, secret: secret! }, 'read:orders')
     const auth = { Authorization: `Bearer ${token}` }

@@ -1,3 +1,4 @@
+import { sameAggregate } from '../../shared/query/aggregate-params.ts'
 import type {
   Aggregate,
   AggregateQuery,
@@ -30,8 +31,6 @@ interface AggregateResult {
 
 const EPOCH = new Date(0).toISOString()
 
-const same = (a: Aggregate, b: Aggregate) => a.fn === b.fn && a.field === b.field
-
 /** The asked order, then every group key it leaves out, ascending: each group has one place. */
 function stableGroupOrder(query: AggregateQuery): AggregateSortKey[] {
   const order = [...query.sort]
@@ -53,7 +52,7 @@ function sortValuesOf(
     const value =
       key.kind === 'group'
         ? row.key[query.groupBy[key.index]!.field]
-        : row.values[computed.findIndex((a) => same(a, key.aggregate))]
+        : row.values[computed.findIndex((a) => sameAggregate(a, key.aggregate))]
     if (typeof value === 'boolean') return value ? 1 : 0
     return (value ?? null) as SortValue
   })
@@ -82,7 +81,7 @@ export async function aggregateGroups(
   // An order by an aggregate not shown (a SQL body's) is computed too, and left out of the answer.
   const computed = [...query.aggregates]
   for (const key of order)
-    if (key.kind === 'aggregate' && !computed.some((a) => same(a, key.aggregate)))
+    if (key.kind === 'aggregate' && !computed.some((a) => sameAggregate(a, key.aggregate)))
       computed.push(key.aggregate)
   const page = query.page
   const binding = JSON.stringify([
@@ -144,7 +143,7 @@ interface AggregatePageRequest extends AggregateRequest {
  * One item per group: its keys, then `count` and an object per function (`sum: {amount: 50400}`),
  * in the envelope of every list (`data`, `pagination` with `next`, `filters` when given).
  */
-export function aggregateItem(query: AggregateQuery, row: AggregateRow): Record<string, unknown> {
+function aggregateItem(query: AggregateQuery, row: AggregateRow): Record<string, unknown> {
   const item: Record<string, unknown> = { ...row.key }
   query.aggregates.forEach((aggregate, i) => {
     const value = row.values[i] ?? null

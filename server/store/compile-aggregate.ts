@@ -1,3 +1,4 @@
+import { sameAggregate } from '../../shared/query/aggregate-params.ts'
 import type { Aggregate, AggregateRow, HavingCondition } from '../../shared/query/aggregate-types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { fromColumn } from './columns.ts'
@@ -52,7 +53,7 @@ function havingSql(resource: Resource, condition: HavingCondition, params: Param
 }
 
 /** A compiled aggregate request: the text, its values, and how to read its rows. */
-export interface CompiledAggregate {
+interface CompiledAggregate {
   text: string
   values: SqlParam[]
   /** The statement that counts every group, for a page past the last that asked for a total. */
@@ -62,8 +63,6 @@ export interface CompiledAggregate {
   /** The total the window counted, from any row of the answer. */
   totalOf(row: Record<string, unknown>): number
 }
-
-const sameAggregate = (a: Aggregate, b: Aggregate) => a.fn === b.fn && a.field === b.field
 
 /** Compiles `request` on the records of `orgId` in `resource` for `dialect`. */
 export function compileAggregate(

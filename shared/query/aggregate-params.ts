@@ -17,7 +17,7 @@ import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.
 export const MAX_GROUP_KEYS = 3
 /** Most aggregates one request asks for. */
 export const MAX_AGGREGATES = 10
-export const TIME_BUCKETS: readonly TimeBucket[] = ['day', 'week', 'month']
+const TIME_BUCKETS: readonly TimeBucket[] = ['day', 'week', 'month']
 export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'avg', 'min', 'max']
 
 /** The parameters of `/{collection}/aggregates` besides the collection's filters. */
@@ -135,10 +135,11 @@ function parseAggregates(resource: Resource, raw: string | null): Aggregate[] {
   return aggregates
 }
 
+/** Whether two aggregates are the same function of the same field. */
 export const sameAggregate = (a: Aggregate, b: Aggregate) => a.fn === b.fn && a.field === b.field
 
 /** `count`, `sum(amount)`: how a parameter names an aggregate. */
-export const aggregateName = (a: Aggregate) => (a.field ? `${a.fn}(${snakeName(a.field)})` : a.fn)
+const aggregateName = (a: Aggregate) => (a.field ? `${a.fn}(${snakeName(a.field)})` : a.fn)
 
 function parseAggregateSort(
   resource: Resource,

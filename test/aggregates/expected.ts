@@ -8,7 +8,7 @@ import type { Tenant } from '../support/server.ts'
 export type Row = Record<string, unknown>
 
 /** The UTC day, ISO week (from Monday) or month an ISO instant falls in, as its starting instant. */
-export function bucketOf(iso: string, bucket: 'day' | 'week' | 'month'): string {
+function bucketOf(iso: string, bucket: 'day' | 'week' | 'month'): string {
   const date = new Date(iso)
   if (bucket === 'month') return `${iso.slice(0, 7)}-01T00:00:00.000Z`
   const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate())
@@ -17,7 +17,7 @@ export function bucketOf(iso: string, bucket: 'day' | 'week' | 'month'): string 
 }
 
 /** A `group_by` key: the field's JSON name and its bucket. */
-export interface Key {
+interface Key {
   field: string
   bucket?: 'day' | 'week' | 'month'
 }
