@@ -1,6 +1,7 @@
 import { parseShape } from '../../shared/query/shape.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { type ListFormat, requireListFormat } from '../http/tabular.ts'
+import { aggregateColumns } from '../resources/aggregates.ts'
 import { type ApiVersion, presentationOf } from '../versions/versions.ts'
 import { fieldColumns, listColumns } from './list-columns.ts'
 import type { ParsedQuery } from './run.ts'
@@ -18,7 +19,7 @@ const NODES: readonly ListFormat[] = ['json', 'ndjson']
  */
 export function queryFormat(request: Request, parsed: ParsedQuery, target: QueryTarget): ListFormat {
   if (parsed.kind === 'search' || target.kind === 'search') return 'json'
-  return requireListFormat(request, parsed.kind === 'list' ? EVERY : NODES)
+  return requireListFormat(request, parsed.kind === 'jsonpath' ? NODES : EVERY)
 }
 
 /**
@@ -27,6 +28,7 @@ export function queryFormat(request: Request, parsed: ParsedQuery, target: Query
  */
 export function queryColumns(schema: Schema, parsed: ParsedQuery, version: ApiVersion): () => string[] {
   return () => {
+    if (parsed.kind === 'aggregates') return aggregateColumns(parsed.query)
     if (parsed.kind !== 'list') return []
     const presentation = presentationOf(schema, version)
     const { resource, fields, shape } = parsed
