@@ -119,7 +119,7 @@ async function reparse(
 /** The read scope a parsed query needs: that of the collection it reads, if one is named (returned). */
 function requireReadScope(schema: Schema, principal: Principal, parsed: ParsedQuery): Resource | undefined {
   const collection =
-    parsed.kind === 'list'
+    parsed.kind === 'list' || parsed.kind === 'aggregate'
       ? parsed.resource
       : parsed.kind === 'jsonpath'
         ? parsed.plan.resource

@@ -1,6 +1,7 @@
 import type { JSONValue } from 'json-p3'
 import { sha256Base64url } from '../../shared/crypto.ts'
 import { ApiError, badRequest, invalid } from '../../shared/errors.ts'
+import type { AggregateQuery } from '../../shared/query/aggregate-types.ts'
 import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ShapeParams } from '../../shared/query/shape.ts'
 import {
@@ -57,6 +58,7 @@ export type ParsedQuery =
       /** `fields` and `expand` of a form or JSON body. */
       shape?: ShapeParams
     }
+  | { kind: 'aggregate'; resource: Resource; query: AggregateQuery }
   | { kind: 'search'; params: URLSearchParams }
   | { kind: 'jsonpath'; plan: JsonPathPlan; limit: number }
 
@@ -81,10 +83,7 @@ export async function parseQuery(
   switch (body.mediaType) {
     case 'application/sql': {
       const parseSqlBody = await loadSqlParser()
-      return unprocessableContent<ParsedQuery>(() => {
-        const sql = parseSqlBody(schema, body.text, resource)
-        return { kind: 'list', resource: sql.resource, query: sql.query, fields: sql.fields }
-      })
+      return unprocessableContent<ParsedQuery>(() => parseSqlBody(schema, body.text, resource))
     }
     case 'application/jsonpath': {
       const parseJsonPathBody = await loadJsonPathParser()
@@ -147,6 +146,8 @@ export async function runQuery(
         shape,
       })
     }
+    case 'aggregate':
+      throw new Error('aggregates wait for the engine')
     case 'jsonpath':
       if (continuation.after !== undefined) throw notForJsonPath('after')
       return await runJsonPath(engine, principal, versioned(parsed.plan, version), {
