@@ -90,7 +90,9 @@ export class AggregateReader {
     const keys: GroupKey[] = []
     for (const item of items) {
       const key = this.key(item, 'GROUP BY')
-      if (keys.some((k) => sameKey(k, key))) throw sqlProblem(`GROUP BY names ${keyText(key)} twice`, item)
+      // A group shows its keys by field name, so one field groups one way.
+      if (keys.some((k) => k.field === key.field))
+        throw sqlProblem(`GROUP BY names ${snakeName(key.field)} twice`, item)
       keys.push(key)
     }
     return keys
