@@ -1,0 +1,89 @@
+import type {
+  Aggregate,
+  AggregateFunction,
+  AggregateSortKey,
+  GroupKey,
+} from '../../shared/query/aggregate-types.ts'
+import { MAX_SORT_KEYS } from '../../shared/query/list-params.ts'
+import type { Resource } from '../../shared/resources/index.ts'
+import { groupByName } from './aggregate-types.ts'
+import { badUserInput } from './errors.ts'
+
+/**
+ * The arguments of `{plural}Aggregate` beyond the list's filters: `groupBy` (checked here for what
+ * its enum cannot say) and `sort`, a comma list as REST writes it, in GraphQL's names: a key as
+ * `groupBy` names it (`status`, `createdAt_day`) or an aggregate (`count`, `sum(pages)`), each
+ * with `-` for descending.
+ */
+
+/** Most keys a group has (contract: `group_by=f1[,f2]`). */
+export const MAX_GROUP_KEYS = 2
+const MAX_SORT_LENGTH = 400
+const AGGREGATE = /^(count|sum|avg|min|max)(?:\(([A-Za-z][A-Za-z0-9]*)\))?$/
+
+/** The group keys asked for: at most MAX_GROUP_KEYS, each field once. */
+export function checkGroupBy(keys: readonly GroupKey[]): GroupKey[] {
+  if (keys.length > MAX_GROUP_KEYS)
+    throw badUserInput(`groupBy takes at most ${MAX_GROUP_KEYS} keys.`, [
+      { field: 'groupBy', message: `at most ${MAX_GROUP_KEYS} keys` },
+    ])
+  keys.forEach((key, i) => {
+    // A group shows each key under its field's name, so one field groups one way.
+    if (keys.findIndex((k) => k.field === key.field) !== i)
+      throw badUserInput(`groupBy names ${key.field} twice.`, [
+        { field: 'groupBy', message: `${groupByName(key)}: ${key.field} is already a key` },
+      ])
+  })
+  return [...keys]
+}
+
+/** Whether `fn` may take `field` on this collection: sum and avg integers, min and max sortable fields. */
+export function takesField(resource: Resource, fn: AggregateFunction, field: string): boolean {
+  if (fn === 'sum' || fn === 'avg')
+    return Object.hasOwn(resource.fields, field) && resource.fields[field]!.kind === 'integer'
+  return resource.sortable.includes(field)
+}
+
+/** Parses `sort` (`-count,status`) against the group keys; BAD_USER_INPUT naming `sort` otherwise. */
+export function parseAggregateSort(
+  resource: Resource,
+  groupBy: readonly GroupKey[],
+  raw: string | null | undefined,
+): AggregateSortKey[] {
+  if (raw == null) return []
+  const fail = (message: string) =>
+    badUserInput(`The sort argument is not valid: ${message}.`, [{ field: 'sort', message }])
+  if (raw.length > MAX_SORT_LENGTH) throw fail(`longer than ${MAX_SORT_LENGTH} characters`)
+  const parts = raw.split(',').map((p) => p.trim())
+  if (parts.length > MAX_SORT_KEYS) throw fail(`at most ${MAX_SORT_KEYS} keys`)
+  const keys: AggregateSortKey[] = []
+  const seen = new Set<string>()
+  for (const part of parts) {
+    const descending = part.startsWith('-')
+    const name = descending ? part.slice(1) : part
+    const shown = JSON.stringify(part.slice(0, 64))
+    if (seen.has(name)) throw fail(`${shown} is named twice`)
+    seen.add(name)
+    const index = groupBy.findIndex((k) => groupByName(k) === name)
+    if (index >= 0) {
+      keys.push({ kind: 'group', index, descending })
+      continue
+    }
+    const match = AGGREGATE.exec(name)
+    if (!match)
+      throw fail(
+        `${shown} is neither a groupBy key (${groupBy.map(groupByName).join(', ') || 'none'}) nor an aggregate (count, sum(field), avg(field), min(field), max(field))`,
+      )
+    const fn = match[1] as AggregateFunction
+    const field = match[2]
+    if (fn === 'count' ? field !== undefined : field === undefined || !takesField(resource, fn, field))
+      throw fail(
+        fn === 'count'
+          ? 'count takes no field'
+          : `${shown}: ${fn} takes ${fn === 'sum' || fn === 'avg' ? 'an integer' : 'a sortable'} field of ${resource.name}`,
+      )
+    const aggregate: Aggregate = field === undefined ? { fn } : { fn, field }
+    keys.push({ kind: 'aggregate', aggregate, descending })
+  }
+  return keys
+}
