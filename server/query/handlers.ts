@@ -11,7 +11,7 @@ import type { EngineContext } from '../resources/context.ts'
 import { requireWholeView } from '../resources/visibility.ts'
 import type { StoredQuery } from '../store/types.ts'
 import { type ApiVersion, V1, versionOfPath } from '../versions/versions.ts'
-import { QUERY_MEDIA_TYPES, readQueryBody } from './media.ts'
+import { AGGREGATE_QUERY_MEDIA_TYPES, QUERY_MEDIA_TYPES, readQueryBody } from './media.ts'
 import {
   type Continuation,
   jsonPathLimit,
@@ -41,11 +41,14 @@ export function queryHandler(
   version: ApiVersion = V1,
 ): MethodHandler {
   return async ({ request, url, params, principal }) => {
-    const body = await readQueryBody(request)
+    const target = targetOf(params)
+    const body = await readQueryBody(
+      request,
+      target.kind === 'aggregates' ? AGGREGATE_QUERY_MEDIA_TYPES : QUERY_MEDIA_TYPES,
+    )
     // The body is the query; only the page size of a JSONPath query, which has no syntax for it, is a parameter.
     rejectUnknownParams(url.searchParams, new Set(body.mediaType === 'application/jsonpath' ? ['limit'] : []))
     const limit = body.mediaType === 'application/jsonpath' ? jsonPathLimit(url) : undefined
-    const target = targetOf(params)
     const parsed = await parseQuery(engine.schema, body, target, limit)
     const now = engine.clock()
     const { query, created } = await storeQuery(
@@ -119,7 +122,7 @@ async function reparse(
 /** The read scope a parsed query needs: that of the collection it reads, if one is named (returned). */
 function requireReadScope(schema: Schema, principal: Principal, parsed: ParsedQuery): Resource | undefined {
   const collection =
-    parsed.kind === 'list' || parsed.kind === 'aggregate'
+    parsed.kind === 'list' || parsed.kind === 'aggregates'
       ? parsed.resource
       : parsed.kind === 'jsonpath'
         ? parsed.plan.resource

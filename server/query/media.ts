@@ -22,7 +22,19 @@ export type QueryMediaType = (typeof QUERY_MEDIA_TYPES)[number]
  * an sf-string, which every parser reads the same way (a token would do too, but a string needs no
  * thought about which characters a token may hold).
  */
-export const ACCEPT_QUERY = QUERY_MEDIA_TYPES.map((type) => `"${type}"`).join(', ')
+export const ACCEPT_QUERY = acceptQuery(QUERY_MEDIA_TYPES)
+
+/**
+ * What a collection's aggregates take: the parameters of its GET (form and JSON). SQL bodies with
+ * GROUP BY go to the collection itself, and JSONPath selects records, not groups.
+ */
+export const AGGREGATE_QUERY_MEDIA_TYPES: readonly QueryMediaType[] = QUERY_MEDIA_TYPES.slice(0, 2)
+
+export const ACCEPT_AGGREGATE_QUERY = acceptQuery(AGGREGATE_QUERY_MEDIA_TYPES)
+
+function acceptQuery(types: readonly QueryMediaType[]): string {
+  return types.map((type) => `"${type}"`).join(', ')
+}
 
 /** Largest QUERY body read, in bytes; larger ones are 413 before they are parsed. */
 export const MAX_QUERY_BODY_BYTES = 64 * 1024
@@ -32,10 +44,11 @@ export interface QueryBody {
   text: string
 }
 
-const unsupported = (message: string) =>
+/** 415 naming what the resource takes instead (`accepted`, its Accept-Query). */
+const unsupported = (message: string, accepted: string = ACCEPT_QUERY) =>
   unsupportedMediaType(message, {
     details: [{ field: 'Content-Type', message }],
-    headers: { 'Accept-Query': ACCEPT_QUERY },
+    headers: { 'Accept-Query': accepted },
   })
 
 /**
@@ -43,7 +56,8 @@ const unsupported = (message: string) =>
  * the body its meaning), 415 with Accept-Query for a type not accepted or a charset other than
  * UTF-8, and for a content coding (RFC 9110 §15.5.16).
  */
-function queryMediaType(request: Request): QueryMediaType {
+function queryMediaType(request: Request, accepted: readonly QueryMediaType[]): QueryMediaType {
+  const accept = acceptQuery(accepted)
   const header = request.headers.get('content-type')
   if (header === null || header.trim() === '') {
     throw badRequest('A QUERY request needs a Content-Type naming its query format.', [
@@ -51,22 +65,29 @@ function queryMediaType(request: Request): QueryMediaType {
     ])
   }
   const [type, ...parameters] = header.split(';').map((part) => part.trim())
-  const mediaType = QUERY_MEDIA_TYPES.find((t) => t === type!.toLowerCase())
-  if (!mediaType) throw unsupported(`${type!.slice(0, 100)} is not a query format this resource accepts`)
+  const mediaType = accepted.find((t) => t === type!.toLowerCase())
+  if (!mediaType)
+    throw unsupported(`${type!.slice(0, 100)} is not a query format this resource accepts`, accept)
   for (const parameter of parameters) {
     const [name, value] = parameter.split('=').map((s) => s.trim())
     if (name?.toLowerCase() === 'charset' && value?.replace(/"/g, '').toLowerCase() !== 'utf-8')
-      throw unsupported('the only charset accepted is utf-8')
+      throw unsupported('the only charset accepted is utf-8', accept)
   }
   const coding = request.headers.get('content-encoding')
   if (coding !== null && coding.trim().toLowerCase() !== 'identity')
-    throw unsupported('QUERY bodies are read without a content coding')
+    throw unsupported('QUERY bodies are read without a content coding', accept)
   return mediaType
 }
 
-/** Reads a QUERY body as UTF-8 text: 413 past the size limit, 400 when it is not UTF-8. */
-export async function readQueryBody(request: Request): Promise<QueryBody> {
-  const mediaType = queryMediaType(request)
+/**
+ * Reads a QUERY body as UTF-8 text: 413 past the size limit, 400 when it is not UTF-8, 415 for a
+ * type not `accepted`.
+ */
+export async function readQueryBody(
+  request: Request,
+  accepted: readonly QueryMediaType[] = QUERY_MEDIA_TYPES,
+): Promise<QueryBody> {
+  const mediaType = queryMediaType(request, accepted)
   const length = Number(request.headers.get('content-length') ?? '0')
   if (length > MAX_QUERY_BODY_BYTES) throw tooLarge()
   const bytes = new Uint8Array(await request.arrayBuffer())

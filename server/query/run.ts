@@ -19,6 +19,7 @@ import { type ListAnswer, listPage, pageBody } from '../resources/list-page.ts'
 import { type Entity, listRecords } from '../resources/reads.ts'
 import { overTime } from '../resources/scan.ts'
 import { type ApiVersion, changedFields, fromBase, presentationOf, V1 } from '../versions/versions.ts'
+import { type ParsedAggregateQuery, parseAggregateBody, runAggregateQuery } from './aggregates.ts'
 import { parseFormBody } from './form.ts'
 import { parseJsonBody } from './json.ts'
 import type { JsonPathPlan } from './jsonpath.ts'
@@ -61,6 +62,7 @@ export type ParsedQuery =
   | { kind: 'aggregate'; resource: Resource; query: AggregateQuery }
   | { kind: 'search'; params: URLSearchParams }
   | { kind: 'jsonpath'; plan: JsonPathPlan; limit: number }
+  | ParsedAggregateQuery
 
 /** Where a stored query continues: the `cursor` or `after` of its `pagination.next`. */
 export interface Continuation {
@@ -79,6 +81,8 @@ export async function parseQuery(
   target: QueryTarget,
   limit?: number,
 ): Promise<ParsedQuery> {
+  if (target.kind === 'aggregates')
+    return unprocessableContent(() => parseAggregateBody(schema, body, target.resource))
   const resource = target.kind === 'collection' ? target.resource : undefined
   switch (body.mediaType) {
     case 'application/sql': {
@@ -118,8 +122,10 @@ export async function runQuery(
   continuation: Continuation = {},
   version: ApiVersion = V1,
 ): Promise<ListAnswer> {
-  const parent = target.kind === 'collection' ? target.parent : undefined
+  const parent = target.kind === 'search' ? undefined : target.parent
   switch (parsed.kind) {
+    case 'aggregates':
+      return await runAggregateQuery(engine, principal, parsed, { parent, link, version, ...continuation })
     case 'search': {
       const params = new URLSearchParams(parsed.params)
       continueAt(params, continuation)

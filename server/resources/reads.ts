@@ -1,6 +1,6 @@
 import { badRequest } from '../../shared/errors.ts'
 import { stableOrder } from '../../shared/query/stable-order.ts'
-import type { Condition, ListQuery } from '../../shared/query/types.ts'
+import type { Condition, ListQuery, Page } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import type { Entity, SortValue } from '../store/types.ts'
@@ -65,6 +65,35 @@ export function cursorBinding(
   return JSON.stringify([principal.orgId, resource.name, where, query.search ?? null, query.sort])
 }
 
+/**
+ * The `pagination` of a page in cursor, page or offset style (spec: page and offset styles answer
+ * page, limit, total and totalPages, totals only when asked); `nextCursor` is made only when more
+ * follow, `total` is undefined when not asked for.
+ */
+export function paginationOf(
+  page: Exclude<Page, { style: 'keyset' }>,
+  hasMore: boolean,
+  nextCursor: () => string | null,
+  total: number | null | undefined,
+): Pagination {
+  if (page.style === 'cursor')
+    return {
+      limit: page.limit,
+      hasMore,
+      nextCursor: hasMore ? nextCursor() : null,
+      ...(total !== undefined ? { total } : {}),
+    }
+  const known = total ?? null
+  return {
+    page: page.style === 'page' ? page.page : Math.floor(page.offset / page.limit) + 1,
+    ...(page.style === 'offset' ? { offset: page.offset } : {}),
+    limit: page.limit,
+    total: known,
+    totalPages: known === null ? null : Math.ceil(known / page.limit),
+    hasMore,
+  }
+}
+
 export async function listRecords(
   ctx: EngineContext,
   principal: Principal,
@@ -117,31 +146,20 @@ export async function listRecords(
     ? await ctx.store.records.count(resource, principal.orgId, visible, query.search)
     : null
   const last = rows.at(-1)
-  let pagination: Pagination
-  switch (page.style) {
-    case 'cursor':
-      pagination = {
-        limit: page.limit,
-        hasMore,
-        nextCursor: hasMore && last ? ctx.cursors.encode(binding, sortValues(last)) : null,
-      }
-      if (query.includeTotal) pagination.total = total
-      break
-    case 'keyset':
-      pagination = { limit: page.limit, hasMore, nextAfter: hasMore && last ? (last.id as string) : null }
-      if (query.includeTotal) pagination.total = total
-      break
-    default:
-      // Spec: page and offset styles answer page, limit, total, totalPages (totals only when asked).
-      pagination = {
-        page: page.style === 'page' ? page.page : Math.floor(page.offset / page.limit) + 1,
-        ...(page.style === 'offset' ? { offset: page.offset } : {}),
-        limit: page.limit,
-        total,
-        totalPages: total === null ? null : Math.ceil(total / page.limit),
-        hasMore,
-      }
-  }
+  const pagination: Pagination =
+    page.style === 'keyset'
+      ? {
+          limit: page.limit,
+          hasMore,
+          nextAfter: hasMore && last ? (last.id as string) : null,
+          ...(query.includeTotal ? { total } : {}),
+        }
+      : paginationOf(
+          page,
+          hasMore,
+          () => (last ? ctx.cursors.encode(binding, sortValues(last)) : null),
+          query.includeTotal ? total : undefined,
+        )
   return {
     data: rows,
     pagination,

@@ -17,9 +17,9 @@ import { edgeStateOf } from '../http/request-state.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
 import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
-import { ACCEPT_QUERY } from '../query/media.ts'
+import { ACCEPT_AGGREGATE_QUERY, ACCEPT_QUERY } from '../query/media.ts'
 import { prepareAction } from '../resources/actions.ts'
-import type { EngineContext, ParentRef } from '../resources/context.ts'
+import type { EngineContext } from '../resources/context.ts'
 import { prepareBulkDelete, prepareDelete } from '../resources/deletes.ts'
 import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
@@ -30,8 +30,10 @@ import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../r
 import { prepareCreate, prepareUpdate } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, inVersion, presentationOf, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
+import { aggregatesTable } from './aggregates-route.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
+import { parentOf } from './parent-of.ts'
 
 interface RestDeps {
   engine: EngineContext
@@ -69,12 +71,6 @@ function bulkDeleteQuery(schema: Schema, resource: Resource, url: URL): ListQuer
 
 /** Its answers to writes may show a secret (`revealed`): kept sealed for an Idempotency-Key's replay. */
 const revealsSecrets = (resource: Resource) => Object.keys(resource.revealed).length > 0
-
-function parentOf(resource: Resource, params: Record<string, string>): ParentRef | undefined {
-  return resource.parent && params.parentId
-    ? { collection: resource.parent.collection, id: params.parentId }
-    : undefined
-}
 
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine, version } = deps
@@ -251,7 +247,13 @@ function actionTable(resource: Resource, action: Action, deps: RestDeps): Method
 
 /** Mounts every declared resource under `prefix` (`/api/v1`): collections, singletons and nested paths. */
 export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void {
-  const mount = (path: string, table: MethodTable, resource?: Resource, nested = false) => {
+  const mount = (
+    path: string,
+    table: MethodTable,
+    resource?: Resource,
+    nested = false,
+    acceptQuery = ACCEPT_QUERY,
+  ) => {
     // Worked out once per path, not per request.
     const allow = allowedMethods(table).join(', ')
     const takesQuery = table.QUERY !== undefined
@@ -262,7 +264,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
         try {
           // The token comes first: without one no route says anything, not even 405. OPTIONS is the
           // exception, since CORS preflights carry no credentials.
-          if (request.method === 'OPTIONS') return options(allow, takesQuery)
+          if (request.method === 'OPTIONS') return options(allow, takesQuery && acceptQuery)
           // Verified at the edge when the token was known there (server/http/edge.ts).
           const state = edgeStateOf(request)
           let principal =
@@ -271,7 +273,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
             deps.verifier.verifyHeader(request.headers.get('authorization'))
           if (principal instanceof Promise) principal = await principal
           const handler = pickHandler(table, request.method)
-          if (handler === 'OPTIONS') return options(allow, takesQuery)
+          if (handler === 'OPTIONS') return options(allow, takesQuery && acceptQuery)
           // The router needs one parameter name per position: nested paths are /{parent}/:id/{child}/:childId.
           const raw = (params ?? {}) as Record<string, string>
           const p: Record<string, string> = nested
@@ -288,7 +290,7 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
             : handler(route)
           if (response instanceof Promise) response = await response
           // RFC 10008 §3: resources that take QUERY say which query formats in Accept-Query.
-          if (takesQuery) response.headers.set('Accept-Query', ACCEPT_QUERY)
+          if (takesQuery) response.headers.set('Accept-Query', acceptQuery)
           // HEAD runs the GET handler: Bun.serve sends its headers, Content-Length included, without the body.
           return response
         } catch (error) {
@@ -314,22 +316,32 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
   })
   mount(`${prefix}/queries/:id`, storedQueryTable(deps.engine, prefix, deps.version))
   mount(`${prefix}/queries/:id/results/:token`, storedResultTable(deps.engine, prefix))
+  // v1 is deprecated and gets no new endpoints: aggregates are v2's (docs/bulk.md).
+  const aggregates = deps.version.status === 'current'
+  const mountAggregates = (base: string, resource: Resource, nested: boolean) => {
+    if (!aggregates) return
+    const table = aggregatesTable(deps.engine, prefix, resource, deps.version)
+    mount(`${base}/aggregates`, table, resource, nested, ACCEPT_AGGREGATE_QUERY)
+  }
   for (const resource of deps.engine.schema.resources) {
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
+    // Before `/:id`: the router prefers the fixed segment anyway, but the order says so.
+    mountAggregates(`${prefix}/${resource.name}`, resource, false)
     mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)
     for (const action of resource.actions)
       mount(`${prefix}/${resource.name}/:id/${action.name}`, actionTable(resource, action, deps), resource)
     if (resource.parent) {
       const base = `${prefix}/${resource.parent.collection}/:id/${resource.name}`
       mount(base, collectionTable(prefix, resource, deps, true), resource, true)
+      mountAggregates(base, resource, true)
       mount(`${base}/:childId`, singletonTable(resource, deps), resource, true)
     }
   }
 }
 
-/** OPTIONS: the methods of the path, and the query formats where it takes QUERY. */
-function options(allow: string, takesQuery: boolean): Response {
-  return noContent(takesQuery ? { Allow: allow, 'Accept-Query': ACCEPT_QUERY } : { Allow: allow })
+/** OPTIONS: the methods of the path, and the query formats (`acceptQuery`) where it takes QUERY. */
+function options(allow: string, acceptQuery: string | false): Response {
+  return noContent(acceptQuery ? { Allow: allow, 'Accept-Query': acceptQuery } : { Allow: allow })
 }
 
 function notFoundId(resource: Resource, id: string) {

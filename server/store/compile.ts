@@ -12,7 +12,7 @@ import type { Dialect, Params, SqlValue } from './dialect.ts'
 const OPERATORS = { eq: '=', ne: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
 
 /** The column of a field or system field; throws on anything not declared (the allow-list). */
-function columnFor(resource: Resource, field: string): string {
+export function columnFor(resource: Resource, field: string): string {
   if (field === 'id' || field === 'createdAt' || field === 'updatedAt') return columnOf(field)
   if (!Object.hasOwn(resource.fields, field))
     throw new Error(`field ${field} is not declared on ${resource.name}`)
@@ -111,10 +111,37 @@ export function orderBy(resource: Resource, sort: SortKey[]): { keys: SortKey[];
  * when every key runs the same way (served by the index), the expanded OR form otherwise.
  */
 export function afterKeys(resource: Resource, keys: SortKey[], values: SqlValue[], params: Params): string {
-  const columns = keys.map((k) => columnFor(resource, k.field))
-  const bind = (i: number) => params.add(sortValue(resource, keys[i]!.field, values[i]!, params.dialect))
-  const nullable = keys.map((k) => mayBeNull(resource, k.field))
-  if (keys.every((k) => k.descending === keys[0]!.descending) && !nullable.some(Boolean)) {
+  return keysetAfter(
+    keys.map((k) => ({
+      column: columnFor(resource, k.field),
+      descending: k.descending,
+      nullable: mayBeNull(resource, k.field),
+    })),
+    values,
+    (i) => params.add(sortValue(resource, keys[i]!.field, values[i]!, params.dialect)),
+    params.dialect,
+  )
+}
+
+/** One key of a keyset order: a column (or alias), its direction, whether it may hold null. */
+export interface OrderedColumn {
+  column: string
+  descending: boolean
+  nullable: boolean
+}
+
+/**
+ * Rows strictly after `values` in the order of `keys` (`bind(i)` binds the i-th value), null the
+ * greatest value as `orderBy` sorts it: lists' cursors and aggregates' (compile-aggregate.ts).
+ */
+export function keysetAfter(
+  keys: OrderedColumn[],
+  values: SqlValue[],
+  bind: (i: number) => string,
+  dialect: Dialect,
+): string {
+  const columns = keys.map((k) => k.column)
+  if (keys.every((k) => k.descending === keys[0]!.descending) && !keys.some((k) => k.nullable)) {
     const bound = keys.map((_, i) => bind(i))
     return `(${columns.join(', ')}) ${keys[0]!.descending ? '<' : '>'} (${bound.join(', ')})`
   }
@@ -123,8 +150,8 @@ export function afterKeys(resource: Resource, keys: SortKey[], values: SqlValue[
   const equal = (j: number) => (values[j] === null ? `${columns[j]} IS NULL` : `${columns[j]} = ${bind(j)}`)
   const after = (i: number) => {
     const descending = keys[i]!.descending
-    if (!nullable[i]) return `${columns[i]} ${descending ? '<' : '>'} ${bind(i)}`
-    if (values[i] === null) return descending ? `${columns[i]} IS NOT NULL` : params.dialect.never
+    if (!keys[i]!.nullable) return `${columns[i]} ${descending ? '<' : '>'} ${bind(i)}`
+    if (values[i] === null) return descending ? `${columns[i]} IS NOT NULL` : dialect.never
     return descending ? `${columns[i]} < ${bind(i)}` : `(${columns[i]} > ${bind(i)} OR ${columns[i]} IS NULL)`
   }
   const alternatives: string[] = []

@@ -27,6 +27,11 @@ export interface Dialect {
   oneOf(column: string, values: readonly SqlValue[], params: Params): string
   /** `column` matches a LIKE pattern whose escape character is a backslash. */
   like(column: string, pattern: SqlValue | boolean, params: Params): string
+  /**
+   * The ISO instant (`2026-11-23T00:00:00.000Z`) starting the UTC day, ISO week (from Monday) or
+   * month of a timestamp column (ISO 8601 text in UTC); null stays null.
+   */
+  timeBucket(column: string, bucket: 'day' | 'week' | 'month'): string
   /** Rows of `table` whose searchable fields match the words of `text`; null when no word is left. */
   search(table: string, text: string, params: Params): string | null
 }

@@ -2,6 +2,8 @@ import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import type {
+  AggregateAnswer,
+  AggregateRequest,
   AuthorizationCode,
   ChildPagesRequest,
   ClaimedDelivery,
@@ -45,6 +47,8 @@ export interface RecordStore {
   /** One page (`limit` rows; callers ask one extra to see whether more follow). */
   page(resource: Resource, orgId: string, request: PageRequest): Promise<Entity[]>
   count(resource: Resource, orgId: string, where: Condition[], search?: string): Promise<number>
+  /** Counts and sums per group, in one statement (a total past the last page needs a second). */
+  aggregate(resource: Resource, orgId: string, request: AggregateRequest): Promise<AggregateAnswer>
   /**
    * A record by id, of any organization (the caller compares `orgId`). With `columns`, only those
    * fields (and `id` and the timestamps) are read.

@@ -1,3 +1,10 @@
+import type {
+  Aggregate,
+  AggregateRow,
+  AggregateSortKey,
+  GroupKey,
+  HavingCondition,
+} from '../../shared/query/aggregate-types.ts'
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Actor } from '../../shared/resources/events.ts'
 
@@ -34,6 +41,29 @@ export interface PageRequest {
   after?: SortValue[]
   /** The fields to read (`id`, the timestamps and the sort fields always are); every field when absent. */
   columns?: readonly string[]
+}
+
+/** Counts and sums per group of an organization's records (server/store/compile-aggregate.ts). */
+export interface AggregateRequest {
+  where: Condition[]
+  search?: string
+  groupBy: GroupKey[]
+  aggregates: Aggregate[]
+  having?: HavingCondition
+  /** The whole order: the asked keys, then every group key not among them (pages are stable). */
+  sort: AggregateSortKey[]
+  limit: number
+  offset?: number
+  /** The values, in the order of `sort`, of the group the page starts after (a boolean is 0 or 1). */
+  after?: SortValue[]
+  /** Also count every group (all pages): `total` of the answer. */
+  includeTotal: boolean
+}
+
+export interface AggregateAnswer {
+  rows: AggregateRow[]
+  /** How many groups there are in all, when asked for; null otherwise. */
+  total: number | null
 }
 
 /** What a create stores: the field values (absent ones are null) besides id, organization and time. */

@@ -141,13 +141,38 @@ export function parseListParams(
   params: URLSearchParams,
   extra: Iterable<string> = [],
 ): ParsedList {
-  const { byName, known } = paramsOf(resource)
+  const { known } = paramsOf(resource)
   const extraNames = [...extra]
   rejectUnknownParams(
     params,
     extraNames.length === 0 ? known : new Set([...known, ...extraNames]),
     WHERE_FILTER_GOES,
   )
+  const { where, search, filters } = parseFilters(schema, resource, params)
+  const { page, includeTotal } = parsePage(params)
+  return {
+    query: { where, search, sort: parseSort(resource, params.get('sort')), page, includeTotal },
+    filters,
+    shape: shapeParamsOf(params),
+  }
+}
+
+/** The filter parameters of a collection, by name (`status`, `amount_gte`, `created_after`). */
+export function filterParamNames(resource: Resource): ReadonlySet<string> {
+  return new Set(paramsOf(resource).byName.keys())
+}
+
+/**
+ * The filters and `q`/`search` of a request, as every read of a collection takes them (a list, its
+ * aggregates): the conditions and the applied filters echoed back. Unknown parameters are the
+ * caller's to refuse; malformed values are 400 naming the parameter.
+ */
+export function parseFilters(
+  schema: Schema,
+  resource: Resource,
+  params: URLSearchParams,
+): { where: Condition[]; search?: string; filters: ParsedList['filters'] } {
+  const { byName } = paramsOf(resource)
   const where: Condition[] = []
   const filters: ParsedList['filters'] = {}
   const details: ErrorDetail[] = []
@@ -176,10 +201,5 @@ export function parseListParams(
   if (details.length > 0) throw badRequest('Some filter values are not valid.', details)
   const search = parseSearch(resource, params)
   if (search !== undefined) filters[params.has('q') ? 'q' : 'search'] = search
-  const { page, includeTotal } = parsePage(params)
-  return {
-    query: { where, search, sort: parseSort(resource, params.get('sort')), page, includeTotal },
-    filters,
-    shape: shapeParamsOf(params),
-  }
+  return { where, search, filters }
 }

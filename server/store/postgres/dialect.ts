@@ -25,6 +25,14 @@ export const POSTGRES: Dialect = {
   oneOf: (column, values, params) => `${column} = ANY(${params.add(values)})`,
   // SQLite's LIKE ignores ASCII case; ILIKE does so in PostgreSQL.
   like: (column, pattern, params) => `${column} ILIKE ${params.add(pattern)} ESCAPE '\\'`,
+  // Timestamps are ISO text in UTC, as on SQLite: a day and a month are its prefix; date_trunc's
+  // week starts on Monday (ISO 8601).
+  timeBucket: (column, bucket) =>
+    bucket === 'day'
+      ? `substr(${column}, 1, 10) || 'T00:00:00.000Z'`
+      : bucket === 'month'
+        ? `substr(${column}, 1, 7) || '-01T00:00:00.000Z'`
+        : `to_char(date_trunc('week', (${column})::timestamptz AT TIME ZONE 'UTC'), 'YYYY-MM-DD') || 'T00:00:00.000Z'`,
   // `search_vector` is a generated tsvector column with a GIN index (the PostgreSQL migrations);
   // accents are folded on both sides, as SQLite's remove_diacritics does.
   search: (_table, text, params) => {

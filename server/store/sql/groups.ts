@@ -3,6 +3,7 @@ import type { StampedCache } from '../change-stamp.ts'
 import type { Executor } from '../executor.ts'
 import type { ExpiringKind, Tx } from '../store.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
+import { aggregateRows } from './aggregates.ts'
 import { countChildren, selectByIds, selectChildPages } from './batch.ts'
 import {
   authenticateClient,
@@ -140,6 +141,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
     records: {
       page: (resource, orgId, request) => selectPage(x, resource, orgId, request),
       count: (resource, orgId, where, search) => countRows(x, resource, orgId, where, search),
+      aggregate: (resource, orgId, request) => aggregateRows(x, resource, orgId, request),
       find: (resource, id, columns) => findRecord(x, resource, id, false, columns),
       findForUpdate: (resource, id) => findRecord(x, resource, id, true),
       byIds: (resource, orgId, ids, columns) => selectByIds(x, resource, orgId, ids, columns),
