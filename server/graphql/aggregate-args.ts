@@ -1,3 +1,4 @@
+import { MAX_GROUP_KEYS, orderedFields, summableFields } from '../../shared/query/aggregate-params.ts'
 import type {
   Aggregate,
   AggregateFunction,
@@ -16,8 +17,6 @@ import { badUserInput } from './errors.ts'
  * with `-` for descending.
  */
 
-/** Most keys a group has (contract: `group_by=f1[,f2]`). */
-export const MAX_GROUP_KEYS = 2
 const MAX_SORT_LENGTH = 400
 const AGGREGATE = /^(count|sum|avg|min|max)(?:\(([A-Za-z][A-Za-z0-9]*)\))?$/
 
@@ -37,11 +36,9 @@ export function checkGroupBy(keys: readonly GroupKey[]): GroupKey[] {
   return [...keys]
 }
 
-/** Whether `fn` may take `field` on this collection: sum and avg integers, min and max sortable fields. */
-export function takesField(resource: Resource, fn: AggregateFunction, field: string): boolean {
-  if (fn === 'sum' || fn === 'avg')
-    return Object.hasOwn(resource.fields, field) && resource.fields[field]!.kind === 'integer'
-  return resource.sortable.includes(field)
+/** Whether `fn` may take `field`: sum and avg integers, min and max sortable fields (as REST). */
+function takesField(resource: Resource, fn: AggregateFunction, field: string): boolean {
+  return (fn === 'sum' || fn === 'avg' ? summableFields(resource) : orderedFields(resource)).includes(field)
 }
 
 /** Parses `sort` (`-count,status`) against the group keys; BAD_USER_INPUT naming `sort` otherwise. */

@@ -8,7 +8,9 @@ import {
   type GraphQLOutputType,
   GraphQLString,
 } from 'graphql'
+import { groupableKeys, orderedFields, summableFields } from '../../shared/query/aggregate-params.ts'
 import type { GroupKey, TimeBucket } from '../../shared/query/aggregate-types.ts'
+import { camelCase } from '../../shared/query/fields.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { typeName } from './names.ts'
 import { DateTime, SafeInt } from './scalars.ts'
@@ -40,16 +42,16 @@ export interface AggregateTypes {
   integers: string[]
 }
 
-const BUCKETS: readonly TimeBucket[] = ['day', 'week', 'month']
-
 const isTimestamp = (resource: Resource, field: string) =>
   field === 'createdAt' || field === 'updatedAt' || resource.fields[field]?.kind === 'timestamp'
 
-/** Fields a collection groups by: those declared with a filter or sort (contract, "Bulk and summary"). */
-export function groupableFields(resource: Resource): string[] {
-  return [...new Set([...resource.filterable, ...resource.sortable])].filter(
-    (f) => resource.fields[f]?.kind !== 'json',
-  )
+/** The keys REST's `group_by` takes (`status`, `created_at:day`), as GroupKeys. */
+function groupKeys(resource: Resource): GroupKey[] {
+  return groupableKeys(resource).map((key) => {
+    const [name, bucket] = key.split(':')
+    const field = camelCase(name!)
+    return bucket ? { field, bucket: bucket as TimeBucket } : { field }
+  })
 }
 
 /** The groupBy enum's value name for a key: `status`, `createdAt_day`. */
@@ -69,25 +71,24 @@ function object(
 /** Builds the aggregate types of one collection. */
 export function aggregateTypes(kit: TypeKit, resource: Resource): AggregateTypes {
   const base = typeName(resource)
-  const groupable = groupableFields(resource)
+  const keys = groupKeys(resource)
+  const groupable = [...new Set(keys.map((k) => k.field))]
   const values: Record<string, { value: GroupKey; description?: string }> = {}
-  for (const field of groupable) {
-    if (!isTimestamp(resource, field)) {
-      values[field] = { value: { field } }
-      continue
+  for (const key of keys)
+    values[groupByName(key)] = {
+      value: key,
+      ...(key.bucket
+        ? {
+            description: `${key.field} by its UTC ${key.bucket}${key.bucket === 'week' ? ' (ISO, from Monday)' : ''}.`,
+          }
+        : {}),
     }
-    for (const bucket of BUCKETS)
-      values[groupByName({ field, bucket })] = {
-        value: { field, bucket },
-        description: `${field} by its UTC ${bucket}${bucket === 'week' ? ' (from Monday)' : ''}.`,
-      }
-  }
   const groupBy = new GraphQLEnumType({
     name: `${base}GroupBy`,
     description: `What ${resource.name} are grouped by: a field declared with a filter or sort, a timestamp by day, week or month (UTC).`,
     values,
   })
-  const integers = Object.keys(resource.fields).filter((f) => resource.fields[f]!.kind === 'integer')
+  const integers = summableFields(resource)
   const leaf = (field: string) => (isTimestamp(resource, field) ? DateTime : kit.scalar(resource, field))
   const key = object(
     `${base}AggregateKey`,
@@ -102,19 +103,29 @@ export function aggregateTypes(kit: TypeKit, resource: Resource): AggregateTypes
   if (integers.length > 0) {
     fields.sum = {
       type: new GraphQLNonNull(
-        object(`${base}AggregateSum`, 'Sums of the integer fields over the group (null when every value is null).', integers, () => SafeInt),
+        object(
+          `${base}AggregateSum`,
+          'Sums of the integer fields over the group (0 when every value is null).',
+          integers,
+          () => SafeInt,
+        ),
       ),
     }
     fields.avg = {
       type: new GraphQLNonNull(
-        object(`${base}AggregateAvg`, 'Means of the integer fields over the group (null when every value is null).', integers, () => GraphQLFloat),
+        object(
+          `${base}AggregateAvg`,
+          'Means of the integer fields over the group (null when every value is null).',
+          integers,
+          () => GraphQLFloat,
+        ),
       ),
     }
   }
   const bounds = object(
     `${base}AggregateBounds`,
-    'The least or greatest value of each sortable field over the group.',
-    resource.sortable,
+    'The least or greatest value of each sortable field over the group (null when every value is null).',
+    orderedFields(resource),
     leaf,
   )
   fields.min = { type: new GraphQLNonNull(bounds) }

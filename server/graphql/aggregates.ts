@@ -7,6 +7,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql'
+import { MAX_GROUP_KEYS } from '../../shared/query/aggregate-params.ts'
 import type {
   Aggregate,
   AggregateFunction,
@@ -16,7 +17,7 @@ import type {
 } from '../../shared/query/aggregate-types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { aggregateGroups } from '../resources/aggregates.ts'
-import { checkGroupBy, MAX_GROUP_KEYS, parseAggregateSort } from './aggregate-args.ts'
+import { checkGroupBy, parseAggregateSort } from './aggregate-args.ts'
 import { aggregateTypes, type GroupSource } from './aggregate-types.ts'
 import { selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
@@ -100,7 +101,8 @@ export function aggregateFields(kit: TypeKit, resource: Resource): Fields {
         const { groupBy: groupArg, sort, ...listArgsOnly } = raw
         const list = toListQuery(ctx.engine.schema, resource, listArgsOnly, false)
         const groupBy = checkGroupBy((groupArg ?? []) as GroupKey[])
-        const page = list.page.style === 'keyset' ? { style: 'cursor' as const, limit: list.page.limit } : list.page
+        const page =
+          list.page.style === 'keyset' ? { style: 'cursor' as const, limit: list.page.limit } : list.page
         const query: AggregateQuery = {
           where: list.where,
           ...(list.search === undefined ? {} : { search: list.search }),

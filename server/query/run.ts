@@ -1,7 +1,6 @@
 import type { JSONValue } from 'json-p3'
 import { sha256Base64url } from '../../shared/crypto.ts'
 import { ApiError, badRequest, invalid } from '../../shared/errors.ts'
-import type { AggregateQuery } from '../../shared/query/aggregate-types.ts'
 import { parseFilteredList, parseSearchParams } from '../../shared/query/search-params.ts'
 import type { ShapeParams } from '../../shared/query/shape.ts'
 import {
@@ -59,7 +58,6 @@ export type ParsedQuery =
       /** `fields` and `expand` of a form or JSON body. */
       shape?: ShapeParams
     }
-  | { kind: 'aggregate'; resource: Resource; query: AggregateQuery }
   | { kind: 'search'; params: URLSearchParams }
   | { kind: 'jsonpath'; plan: JsonPathPlan; limit: number }
   | ParsedAggregateQuery
@@ -152,8 +150,6 @@ export async function runQuery(
         shape,
       })
     }
-    case 'aggregate':
-      throw new Error('aggregates wait for the engine')
     case 'jsonpath':
       if (continuation.after !== undefined) throw notForJsonPath('after')
       return await runJsonPath(engine, principal, versioned(parsed.plan, version), {

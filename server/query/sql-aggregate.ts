@@ -1,23 +1,21 @@
+import {
+  groupableKeys,
+  MAX_GROUP_KEYS,
+  sameAggregate,
+  TIME_BUCKETS,
+} from '../../shared/query/aggregate-params.ts'
 import type {
   Aggregate,
   AggregateQuery,
   AggregateSortKey,
   GroupKey,
-  TimeBucket,
 } from '../../shared/query/aggregate-types.ts'
-import { type QueryField, snakeName } from '../../shared/query/fields.ts'
+import { camelCase, type QueryField, snakeName } from '../../shared/query/fields.ts'
 import { MAX_SORT_KEYS } from '../../shared/query/list-params.ts'
 import type { Condition } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
-import {
-  aggregateText,
-  functionArgs,
-  functionName,
-  HavingTranslator,
-  readAggregate,
-  sameAggregate,
-} from './sql-having.ts'
+import { aggregateText, functionArgs, functionName, HavingTranslator, readAggregate } from './sql-having.ts'
 import { describe, isNode, readLimit, type SqlNode, sqlProblem } from './sql-nodes.ts'
 
 /**
@@ -26,9 +24,6 @@ import { describe, isNode, readLimit, type SqlNode, sqlProblem } from './sql-nod
  * docs/bulk.md). A key is a column declared with a filter or sort, or a timestamp truncated to
  * its UTC day, week or month with `date_trunc('day', created_at)`.
  */
-
-const MAX_GROUP_KEYS = 2
-const BUCKETS: readonly TimeBucket[] = ['day', 'week', 'month']
 
 type Column = (node: SqlNode, allowed: string[], use: string) => { field: QueryField; written: string }
 
@@ -52,14 +47,19 @@ const keyText = (k: GroupKey) =>
   k.bucket ? `date_trunc('${k.bucket}', ${snakeName(k.field)})` : snakeName(k.field)
 
 export class AggregateReader {
+  /** Fields grouped by as they are, and timestamps grouped by date_trunc (groupableKeys). */
   private readonly groupable: string[]
+  private readonly timestamps: string[]
 
   constructor(
     private readonly schema: Schema,
     private readonly resource: Resource,
     private readonly column: Column,
   ) {
-    this.groupable = [...new Set([...resource.filterable, ...resource.sortable])]
+    const keys = groupableKeys(resource)
+    const fieldOf = (key: string) => camelCase(key.split(':')[0]!)
+    this.groupable = [...new Set(keys.map(fieldOf))]
+    this.timestamps = [...new Set(keys.filter((k) => k.includes(':')).map(fieldOf))]
   }
 
   read(clauses: Map<string, SqlNode>, where: Condition[]): AggregateQuery {
@@ -102,12 +102,14 @@ export class AggregateReader {
   private key(node: unknown, where: string): GroupKey {
     if (isNode(node) && node.type === 'func_call' && functionName(node) === 'date_trunc') {
       const [unit, column] = functionArgs(node, 'date_trunc')
-      const bucket = BUCKETS.find((b) => isNode(unit) && unit.type === 'string_literal' && unit.value === b)
+      const bucket = TIME_BUCKETS.find(
+        (b) => isNode(unit) && unit.type === 'string_literal' && unit.value === b,
+      )
       if (!bucket || !isNode(column) || (column.type !== 'identifier' && column.type !== 'member_expr'))
         throw sqlProblem(`date_trunc takes 'day', 'week' or 'month' and a timestamp column`, node)
       const { field } = this.column(
         column,
-        this.timestamps(),
+        this.timestamps,
         'truncated (date_trunc takes a timestamp column)',
       )
       return { field: field.name, bucket }
@@ -124,12 +126,6 @@ export class AggregateReader {
         node,
       )
     return { field: field.name }
-  }
-
-  private timestamps(): string[] {
-    return this.groupable.filter(
-      (f) => f === 'createdAt' || f === 'updatedAt' || this.resource.fields[f]?.kind === 'timestamp',
-    )
   }
 
   private selectList(clause: SqlNode, groupBy: GroupKey[]): Aggregate[] {

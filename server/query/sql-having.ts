@@ -1,4 +1,10 @@
-import type { Aggregate, AggregateFunction, HavingCondition } from '../../shared/query/aggregate-types.ts'
+import {
+  AGGREGATE_FUNCTIONS,
+  orderedFields,
+  sameAggregate,
+  summableFields,
+} from '../../shared/query/aggregate-params.ts'
+import type { Aggregate, HavingCondition } from '../../shared/query/aggregate-types.ts'
 import { coerceFilterValue, type QueryField, queryField, snakeName } from '../../shared/query/fields.ts'
 import { MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH } from '../../shared/query/filter-expression.ts'
 import type { Resource } from '../../shared/resources/index.ts'
@@ -9,8 +15,6 @@ import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-
  * The five aggregate functions of SQL bodies and the HAVING conditions on them, read from the
  * syntax tree against an allow-list as WHERE is (sql-where.ts).
  */
-
-export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'avg', 'min', 'max']
 
 type Column = (node: SqlNode, allowed: string[], use: string) => { field: QueryField; written: string }
 
@@ -31,8 +35,6 @@ export function functionArgs(node: SqlNode, name: string): unknown[] {
 /** `count` or `sum(amount)` as written back in messages. */
 export const aggregateText = (a: Aggregate) => (a.field ? `${a.fn}(${snakeName(a.field)})` : 'count(*)')
 
-export const sameAggregate = (a: Aggregate, b: Aggregate) => a.fn === b.fn && a.field === b.field
-
 /**
  * Reads `count(*)`, `sum(f)`, `avg(f)` (integer fields), `min(f)`, `max(f)` (sortable fields);
  * undefined for a node that is not a call of one of them.
@@ -51,11 +53,10 @@ export function readAggregate(resource: Resource, column: Column, node: unknown)
   if (items.length !== 1 || !isNode(arg) || (arg.type !== 'identifier' && arg.type !== 'member_expr'))
     throw sqlProblem(`${fn}() takes exactly one column`, node)
   if (fn === 'sum' || fn === 'avg') {
-    const integers = Object.keys(resource.fields).filter((f) => resource.fields[f]!.kind === 'integer')
-    const { field } = column(arg, integers, fn === 'sum' ? 'summed' : 'averaged')
+    const { field } = column(arg, summableFields(resource), fn === 'sum' ? 'summed' : 'averaged')
     return { fn, field: field.name }
   }
-  const { field } = column(arg, resource.sortable, `used in ${fn}()`)
+  const { field } = column(arg, orderedFields(resource), `used in ${fn}()`)
   return { fn, field: field.name }
 }
 

@@ -1,5 +1,4 @@
 import { parse } from 'sql-parser-cst'
-import type { AggregateQuery } from '../../shared/query/aggregate-types.ts'
 import {
   camelCase,
   filterableFields,
@@ -11,6 +10,7 @@ import { MAX_SORT_KEYS } from '../../shared/query/list-params.ts'
 import { DEFAULT_SORT, type ListQuery, type SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import type { ParsedAggregateQuery } from './aggregates.ts'
 import { malformed } from './media.ts'
 import { AggregateReader, isAggregateSelect } from './sql-aggregate.ts'
 import { describe, isNode, operatorName, readLimit, type SqlNode, sqlProblem } from './sql-nodes.ts'
@@ -29,7 +29,7 @@ type SqlQuery =
       /** The select list as JSON field names, in order; null for `*`. */
       fields: string[] | null
     }
-  | { kind: 'aggregate'; resource: Resource; query: AggregateQuery }
+  | ParsedAggregateQuery
 
 const CLAUSE_TYPES = [
   'select_clause',
@@ -125,7 +125,8 @@ class SelectReader {
     if (isAggregateSelect(byType)) {
       const column = this.column.bind(this)
       const query = new AggregateReader(this.schema, resource, column).read(byType, where)
-      return { kind: 'aggregate', resource, query }
+      // No filter parameters to echo: the conditions are the body's own.
+      return { kind: 'aggregates', resource, query, filters: {} }
     }
     const fields = this.columns(byType.get('select_clause')!)
     const query: ListQuery = {
