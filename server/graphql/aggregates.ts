@@ -7,7 +7,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql'
-import { MAX_GROUP_KEYS } from '../../shared/query/aggregate-params.ts'
+import { MAX_GROUP_KEYS, summableFields } from '../../shared/query/aggregate-params.ts'
 import type {
   Aggregate,
   AggregateFunction,
@@ -77,6 +77,12 @@ function groupSource(query: AggregateQuery, row: AggregateRow, cursor: string | 
   return source
 }
 
+/** A sort for the argument's description, in the collection's own fields (`-count,-sum(pages)`). */
+function sortExample(resource: Resource): string {
+  const summable = summableFields(resource)[0]
+  return summable ? `-count,-sum(${summable})` : '-count'
+}
+
 /** The `{plural}Aggregate` query field of a collection. */
 export function aggregateFields(kit: TypeKit, resource: Resource): Fields {
   const types = aggregateTypes(kit, resource)
@@ -93,8 +99,11 @@ export function aggregateFields(kit: TypeKit, resource: Resource): Fields {
         },
         sort: {
           type: GraphQLString,
-          description:
-            'Order of the groups: groupBy keys and aggregates, comma-separated, - for descending (`-count,status`, `-sum(pages)`). Ties and the default follow the keys in groupBy order, ascending.',
+          description: `Order of the groups: groupBy keys and aggregates, comma-separated, - for descending (\`${sortExample(resource)}\`). Ties, and the order without sort, follow the groupBy keys, ascending.`,
+        },
+        after: {
+          type: GraphQLString,
+          description: 'Continue after this cursor: the `cursor` of the last group of the page before.',
         },
       },
       resolve: guard(async (_source: unknown, raw: Record<string, unknown>, ctx: GraphQLContext, info) => {
