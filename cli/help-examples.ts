@@ -1,3 +1,5 @@
+import { groupableKeys } from '../shared/query/aggregate-params.ts'
+import { camelCase } from '../shared/query/fields.ts'
 /**
  * The examples of the commands that name a collection, made from the collections the server
  * serves (cli/learn/), so that each names a real collection, filter, field and action and runs as
@@ -78,6 +80,9 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
   // One action of each of the first two collections that have some: each starts from a new record.
   const acting = schema.resources.filter((r) => !r.service && r.actions.length > 0).slice(0, 2)
   const body = requiredItems(schema, resource, money)
+  // Counts per value of an enum (`status`), else of the first field a group may have.
+  const keys = groupableKeys(resource).filter((k) => !k.includes(':'))
+  const groupKey = keys.find((k) => resource.fields[camelCase(k)]?.kind === 'enum') ?? keys[0]
   // The last value of a state (`cancelled`, `lost`) is the one an example may delete.
   const last = filter && state ? `--${filter.split(' ')[0]!.slice(2)} ${stateValues.at(-1)}` : filter
   return {
@@ -101,6 +106,9 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
     query: [
       `api query ${name} --sql "SELECT * FROM ${name} ORDER BY created_at DESC LIMIT 5"`,
       `api query ${name} --sql "SELECT id FROM ${name}" --all | jq length`,
+      ...(groupKey
+        ? [`api query ${name} --sql "SELECT ${groupKey}, count(*) FROM ${name} GROUP BY ${groupKey}"`]
+        : []),
     ],
     action: acting.map((r) => `api action ${r.name} ${r.prefix}_… ${r.actions[0]!.name}`),
   }

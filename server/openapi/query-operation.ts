@@ -69,7 +69,8 @@ export function queryOperation(options: QueryOperationOptions): JsonObject {
           schema: {
             type: 'string',
             maxLength: 10_000,
-            description: 'One select statement of the subset in docs/query.md',
+            description:
+              'One select statement of the subset in docs/query.md: records, or counts and sums per group with GROUP BY, HAVING and count(*), sum, avg, min, max (docs/bulk.md)',
           },
           example: options.sqlExample,
         },
