@@ -2,6 +2,7 @@ import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { UNMETERED } from '../http/edge.ts'
 import type { ApiVersion } from '../versions/versions.ts'
+import { aggregatePaths, aggregateSchemas } from './aggregate-paths.ts'
 import { edgeHeadersOf, errorResponse, referencedErrors } from './error-responses.ts'
 import { DEPRECATION_HEADERS, EDGE_HEADERS, HEADERS, headerRefs } from './headers.ts'
 import type { JsonObject } from './json.ts'
@@ -138,8 +139,11 @@ export function openApiDocument(options: {
   const { openapi, queryField } = FORMATS[version.name]
   const deprecated = version.status === 'deprecated'
   // Built fresh and copied: the edge's additions must not reach objects the path builders share.
+  // v1 is deprecated and gets no new endpoints: aggregates are the current version's.
+  const current = version.status === 'current'
   const paths = structuredClone({
     ...resourcePaths(schema, version.prefix, queryField),
+    ...(current ? aggregatePaths(schema, version.prefix, queryField) : {}),
     ...searchPaths(schema, version.prefix, queryField),
     ...servicePaths(version.prefix),
   })
@@ -163,7 +167,7 @@ export function openApiDocument(options: {
     tags: tagsOf(schema),
     paths,
     components: {
-      schemas: componentSchemas(schema, version),
+      schemas: { ...componentSchemas(schema, version), ...(current ? aggregateSchemas(schema) : {}) },
       responses: componentResponses(paths, deprecated),
       headers: Object.fromEntries(
         Object.entries(HEADERS).filter(([name]) => deprecated || !DEPRECATION_HEADERS.includes(name)),

@@ -23,8 +23,9 @@ interface QueryOperationOptions {
   /** Example bodies, one per media type (test/openapi/responses.test.ts runs each). */
   formExample: JsonObject
   jsonExample: JsonObject
-  sqlExample: string
-  jsonPathExample: string
+  /** Absent where the resource takes only form and JSON bodies (a collection's aggregates). */
+  sqlExample?: string
+  jsonPathExample?: string
   /** A nested collection answers 404 for a parent that does not exist. */
   nested: boolean
 }
@@ -36,22 +37,27 @@ interface QueryOperationOptions {
  */
 export function queryOperation(options: QueryOperationOptions): JsonObject {
   const stored = headerRefs('ETag', 'Last-Modified', 'Location', 'Accept-Query')
+  const { sqlExample, jsonPathExample } = options
   return {
     operationId: options.operationId,
     tags: options.tags,
     summary: options.summary,
     description:
-      'The URL takes no parameters (the body is the query), except `limit` with an application/jsonpath body. ' +
+      `The URL takes no parameters (the body is the query)${jsonPathExample === undefined ? '' : ', except `limit` with an application/jsonpath body'}. ` +
       `Bodies are UTF-8, without a content coding, at most ${MAX_QUERY_BODY_BYTES} bytes. See docs/query.md.`,
     security: options.security,
     parameters: [
-      {
-        name: 'limit',
-        in: 'query',
-        required: false,
-        schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-        description: 'Page size of an application/jsonpath query, which has no syntax for it',
-      },
+      ...(jsonPathExample === undefined
+        ? []
+        : [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+              description: 'Page size of an application/jsonpath query, which has no syntax for it',
+            },
+          ]),
       ...CONDITIONAL_GET,
     ],
     requestBody: {
@@ -65,19 +71,27 @@ export function queryOperation(options: QueryOperationOptions): JsonObject {
           schema: options.jsonSchema,
           example: options.jsonExample,
         },
-        'application/sql': {
-          schema: {
-            type: 'string',
-            maxLength: 10_000,
-            description:
-              'One select statement of the subset in docs/query.md: records, or counts and sums per group with GROUP BY, HAVING and count(*), sum, avg, min, max (docs/bulk.md)',
-          },
-          example: options.sqlExample,
-        },
-        'application/jsonpath': {
-          schema: { type: 'string', description: 'An RFC 9535 query over the collection as an array' },
-          example: options.jsonPathExample,
-        },
+        ...(sqlExample === undefined
+          ? {}
+          : {
+              'application/sql': {
+                schema: {
+                  type: 'string',
+                  maxLength: 10_000,
+                  description:
+                    'One select statement of the subset in docs/query.md: records, or counts and sums per group with GROUP BY, HAVING and count(*), sum, avg, min, max (docs/bulk.md)',
+                },
+                example: sqlExample,
+              },
+            }),
+        ...(jsonPathExample === undefined
+          ? {}
+          : {
+              'application/jsonpath': {
+                schema: { type: 'string', description: 'An RFC 9535 query over the collection as an array' },
+                example: jsonPathExample,
+              },
+            }),
       },
     },
     responses: {

@@ -88,6 +88,8 @@ function parseGroupBy(resource: Resource, raw: string | null): GroupKey[] {
     if (!match) throw fail('group_by', `"${cut(part)}" is not field or timestamp:day|week|month`)
     const [, name, bucket] = match
     const field = queryField(resource, name!)
+    if (field && field.kind !== 'timestamp' && bucket !== undefined)
+      throw fail('group_by', `only a timestamp groups by ${bucket}, and ${name} is none`)
     const spelled =
       field && (field.kind === 'timestamp' ? `${snakeName(field.name)}:${bucket}` : snakeName(field.name))
     if (!field || !allowed.has(spelled!)) {
@@ -96,8 +98,6 @@ function parseGroupBy(resource: Resource, raw: string | null): GroupKey[] {
           'group_by',
           `${name} is a timestamp: group it by ${name}:day, ${name}:week or ${name}:month`,
         )
-      if (field && field.kind !== 'timestamp' && bucket !== undefined)
-        throw fail('group_by', `only a timestamp groups by ${bucket}, and ${name} is none`)
       throw fail('group_by', `${cut(name!)} cannot be grouped by (groupable: ${[...allowed].join(', ')})`)
     }
     if (keys.some((k) => k.field === field.name)) throw fail('group_by', `${name} appears twice`)
