@@ -35,7 +35,7 @@ export interface GroupSource {
   cursor: string | null
 }
 
-export interface AggregateTypes {
+interface AggregateTypes {
   groupBy: GraphQLEnumType
   group: GraphQLObjectType<GroupSource>
   /** Integer fields (`sum` and `avg` take them); empty when the collection has none. */

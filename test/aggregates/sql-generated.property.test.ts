@@ -68,7 +68,7 @@ function toSql(h: Having): string {
   }
 }
 
-const valueOf = (fn: Fn, amounts: number[]) => {
+const aggregateOf = (fn: Fn, amounts: number[]) => {
   const sum = amounts.reduce((a, b) => a + b, 0)
   return {
     count: amounts.length,
@@ -82,7 +82,7 @@ const valueOf = (fn: Fn, amounts: number[]) => {
 function holds(h: Having, amounts: number[]): boolean {
   switch (h.kind) {
     case 'cmp': {
-      const a = valueOf(h.fn, amounts)
+      const a = aggregateOf(h.fn, amounts)
       const b = h.value
       return { '=': a === b, '!=': a !== b, '<': a < b, '<=': a <= b, '>': a > b, '>=': a >= b }[h.op]
     }
@@ -110,7 +110,7 @@ function expected(c: AggregateCase): Record<string, unknown>[] {
   const groups = [...byKey.values()].filter((g) => !c.having || holds(c.having, g.amounts))
   groups.sort((x, y) => {
     if (c.order) {
-      const by = compare(valueOf(c.order.fn, x.amounts), valueOf(c.order.fn, y.amounts))
+      const by = compare(aggregateOf(c.order.fn, x.amounts), aggregateOf(c.order.fn, y.amounts))
       if (by !== 0) return c.order.descending ? -by : by
     }
     for (const k of c.keys) {
@@ -123,7 +123,7 @@ function expected(c: AggregateCase): Record<string, unknown>[] {
     const item: Record<string, unknown> = { ...g.key }
     for (const fn of c.fns) {
       if (fn === 'count') item.count = g.amounts.length
-      else item[fn] = { amount: valueOf(fn, g.amounts) }
+      else item[fn] = { amount: aggregateOf(fn, g.amounts) }
     }
     return item
   })
