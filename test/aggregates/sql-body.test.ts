@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type Page, query, queryPage, SQL, seedOrders } from '../query-method/support.ts'
-import { createOrder, readJson } from '../rest/fixtures.ts'
+import { createLineItem, createOrder, readJson } from '../rest/fixtures.ts'
 import { fixtures } from '../support/example-values.ts'
 import { librarySchema } from '../support/library.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
@@ -167,6 +167,27 @@ describe('QUERY /api/v1/orders with an aggregate SQL body', () => {
       { count: 1, sum: { amount: 5000 } },
     ])
     expect(await groups('SELECT count(*) FROM orders WHERE amount = 5000')).toEqual([{ count: 0 }])
+  })
+
+  it('counts only the nested records of the parent in the path', async () => {
+    const shop = await server.tenant()
+    const [one, other] = [await createOrder(shop), await createOrder(shop)]
+    await createLineItem(shop, one.id, { quantity: 2 })
+    await createLineItem(shop, one.id, { quantity: 5 })
+    await createLineItem(shop, other.id, { quantity: 7 })
+    const sql = 'SELECT count(*), sum(quantity), max(quantity) FROM line_items'
+    expect(await groups(sql, `/api/v1/orders/${one.id}/line-items`, shop)).toEqual([
+      { count: 2, sum: { quantity: 7 }, max: { quantity: 5 } },
+    ])
+  })
+
+  it('runs on /api/v1/search, where FROM names the collection', async () => {
+    expect(
+      await groups(
+        "SELECT currency, count(*) FROM orders WHERE currency = 'GBP' GROUP BY currency",
+        '/api/v1/search',
+      ),
+    ).toEqual([{ currency: 'GBP', count: 1 }])
   })
 
   it('answers v2 as v1: a sum of money is its minor units', async () => {
