@@ -1,10 +1,11 @@
-import { groupableKeys } from '../shared/query/aggregate-params.ts'
-import { camelCase } from '../shared/query/fields.ts'
 /**
  * The examples of the commands that name a collection, made from the collections the server
  * serves (cli/learn/), so that each names a real collection, filter, field and action and runs as
  * printed: values that validate, ids as `prefix_…` placeholders to put in.
  */
+
+import { groupableKeys, summableFields } from '../shared/query/aggregate-params.ts'
+import { camelCase, snakeName } from '../shared/query/fields.ts'
 import type { Field, Resource } from '../shared/resources/index.ts'
 import type { Schema } from '../shared/schema/schema.ts'
 import { exampleFilter } from './commands/list.ts'
@@ -80,9 +81,9 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
   // One action of each of the first two collections that have some: each starts from a new record.
   const acting = schema.resources.filter((r) => !r.service && r.actions.length > 0).slice(0, 2)
   const body = requiredItems(schema, resource, money)
-  // Counts per value of an enum (`status`), else of the first field a group may have.
   const keys = groupableKeys(resource).filter((k) => !k.includes(':'))
-  const groupKey = keys.find((k) => resource.fields[camelCase(k)]?.kind === 'enum') ?? keys[0]
+  const key = keys.find((k) => resource.fields[camelCase(k)]?.kind === 'enum') ?? keys[0]
+  const summed = summableFields(resource)[0]
   // The last value of a state (`cancelled`, `lost`) is the one an example may delete.
   const last = filter && state ? `--${filter.split(' ')[0]!.slice(2)} ${stateValues.at(-1)}` : filter
   return {
@@ -90,6 +91,10 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
       `api list ${name}${filter ? ` ${filter}` : ''}`,
       `api list ${name}${sort ? ` --sort -${sort}` : ''} --all | jq length`,
       ...(nested && parent ? [`api list ${parent.name}/${parent.prefix}_…/${nested.name}`] : []),
+    ],
+    aggregate: [
+      `api aggregate ${name}${key ? ` --group-by ${key}` : ''} --count${summed ? ` --sum ${snakeName(summed)}` : ''}`,
+      `api aggregate ${name} --group-by created_at:month --count --all`,
     ],
     get: [`api get ${name} ${id}`],
     create: [
@@ -106,9 +111,7 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
     query: [
       `api query ${name} --sql "SELECT * FROM ${name} ORDER BY created_at DESC LIMIT 5"`,
       `api query ${name} --sql "SELECT id FROM ${name}" --all | jq length`,
-      ...(groupKey
-        ? [`api query ${name} --sql "SELECT ${groupKey}, count(*) FROM ${name} GROUP BY ${groupKey}"`]
-        : []),
+      ...(key ? [`api query ${name} --sql "SELECT ${key}, count(*) FROM ${name} GROUP BY ${key}"`] : []),
     ],
     action: acting.map((r) => `api action ${r.name} ${r.prefix}_… ${r.actions[0]!.name}`),
   }

@@ -6,6 +6,7 @@ import type { Schema } from '../shared/schema/schema.ts'
 import { PRODUCT_VERSION } from '../shared/version.ts'
 import { joinDashedValues, rawOptions, withRawValues } from './argv.ts'
 import { actionCommand } from './commands/action.ts'
+import { aggregate } from './commands/aggregate.ts'
 import { login, logout, whoami } from './commands/auth.ts'
 import { conventionCommands } from './commands/conventions.ts'
 import { graphql } from './commands/graphql.ts'
@@ -117,6 +118,30 @@ export async function main(typed: string[], io: Io): Promise<number> {
       'Related records inline, two levels at most (api list COLLECTION --help names them)',
     )
     .action(run((ctx, spec: string, options) => list(ctx, spec, options)))
+  withExamples(
+    cli.command(
+      'aggregate <collection>',
+      'Count and sum records by group: --group-by status --count --sum amount (filters as api list)',
+    ),
+    'aggregate',
+  )
+    .allowUnknownOptions()
+    .option(
+      '--group-by <keys>',
+      'Fields to group by, comma-separated; a timestamp by day, week or month: created_at:day',
+    )
+    .option('--count', 'Count the records of each group (the default)')
+    .option('--sum <fields>', 'Sum an integer field (repeatable, or comma-separated)')
+    .option('--avg <fields>', 'Average of an integer field (repeatable, or comma-separated)')
+    .option('--min <fields>', 'Least value of a sortable field (repeatable, or comma-separated)')
+    .option('--max <fields>', 'Greatest value of a sortable field (repeatable, or comma-separated)')
+    .option('--sort <keys>', 'Group keys and aggregates, -key for descending: -count, -sum(amount)')
+    .option('--q <text>', 'Full-text search')
+    .option('--limit <n>', 'Groups per page (1-100)')
+    .option('--all', 'Follow every page of groups')
+    .option('--max-items <n>', 'Stop after n groups')
+    .option('--include-total', 'Count the groups')
+    .action(run((ctx, spec: string, options) => aggregate(ctx, spec, options)))
   withExamples(
     cli.command('get <target> [id]', 'Show one record: api get COLLECTION ID (or COLLECTION/ID)'),
     'get',

@@ -169,6 +169,8 @@ export class RecordStream {
     private readonly io: Io,
     private readonly format: Format,
     private readonly columns: Columns,
+    /** What a table shows of a record (a group of `api aggregate`: its aggregates as columns). */
+    private readonly rowOf: (record: unknown) => Record<string, unknown> = asRow,
   ) {}
 
   get written(): number {
@@ -178,7 +180,7 @@ export class RecordStream {
   page(records: unknown[]): void {
     if (this.format === 'table') {
       if (records.length > 0 || this.count === 0) {
-        const rows = records.map(asRow)
+        const rows = records.map(this.rowOf)
         if (rows[0]) this.chosen ??= this.choose(rows[0])
         const text = renderTable(rows, this.chosen ?? [], colorsEnabled(this.io), this.io.columns)
         // Later pages repeat no header.

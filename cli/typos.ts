@@ -4,9 +4,9 @@ import type { Schema } from '../shared/schema/schema.ts'
 import { UsageError } from './errors.ts'
 import { filterOptions, parseTarget, suggest } from './resources.ts'
 
-/** The filters of `api list`/`api delete` for the collection typed, when it is one. */
+/** The filters of `api list`/`api delete`/`api aggregate` for the collection typed, when it is one. */
 function filtersOf(schema: Schema, command: Command, args: readonly string[]): string[] {
-  if (!['list', 'delete'].includes(command.name) || !args[0]) return []
+  if (!['list', 'delete', 'aggregate'].includes(command.name) || !args[0]) return []
   try {
     return filterOptions(parseTarget(schema, '', args[0]).resource)
   } catch {

@@ -34,6 +34,37 @@ export function positiveInteger(name: string, value: unknown, max = Number.MAX_S
   return n
 }
 
+/**
+ * The collection's filters from flags (`--status paid --amount-gte 100`), checked against its
+ * declaration before any request: every option not in `own` must be one of them.
+ */
+export function filterQuery(
+  resource: Resource,
+  options: Record<string, unknown>,
+  own: readonly string[],
+): URLSearchParams {
+  const flags = filterFlags(resource)
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(options)) {
+    if (key === '--' || key.length === 1 || value === undefined) continue
+    const name = kebab(key)
+    if (own.includes(name)) continue
+    const flag = flags.find((f) => f.flag === name)
+    if (!flag) {
+      const hint = suggest(name, [...flags.map((f) => f.flag), ...own])
+      throw new UsageError(
+        `unknown filter --${name} for ${resource.name}${hint ? ` (did you mean --${hint}?)` : ''}; see: api list ${resource.name} --help`,
+      )
+    }
+    // A repeated filter (`--status paid --status shipped`) is the comma list the server takes
+    // for equality; a range bound given twice has no such meaning.
+    const values = (Array.isArray(value) ? value : [value]).map(String)
+    if (values.length > 1 && flag.op !== 'eq') throw new UsageError(`--${name} is given more than once`)
+    params.set(flag.param, values.join(','))
+  }
+  return params
+}
+
 /** The query string of a list: filters from flags, checked against the declaration before any request. */
 export function listQuery(
   schema: Schema,
@@ -43,25 +74,7 @@ export function listQuery(
 ): { path: string; columns: Columns; target: Target } {
   const target = parseTarget(schema, prefix, spec)
   if (target.id) throw new UsageError(`api list takes a collection, not a record (try: api get ${spec})`)
-  const flags = filterFlags(target.resource)
-  const params = new URLSearchParams()
-  for (const [key, value] of Object.entries(options)) {
-    if (key === '--' || key.length === 1 || value === undefined) continue
-    const name = kebab(key)
-    if ((LIST_OPTIONS as readonly string[]).includes(name)) continue
-    const flag = flags.find((f) => f.flag === name)
-    if (!flag) {
-      const hint = suggest(name, [...flags.map((f) => f.flag), ...LIST_OPTIONS])
-      throw new UsageError(
-        `unknown filter --${name} for ${target.resource.name}${hint ? ` (did you mean --${hint}?)` : ''}; see: api list ${target.resource.name} --help`,
-      )
-    }
-    // A repeated filter (`--status paid --status shipped`) is the comma list the server takes
-    // for equality; a range bound given twice has no such meaning.
-    const values = (Array.isArray(value) ? value : [value]).map(String)
-    if (values.length > 1 && flag.op !== 'eq') throw new UsageError(`--${name} is given more than once`)
-    params.set(flag.param, values.join(','))
-  }
+  const params = filterQuery(target.resource, options, LIST_OPTIONS)
   if (options.q !== undefined) params.set('q', String(options.q))
   if (options.search !== undefined) params.set('search', String(options.search))
   if (options.sort !== undefined) params.set('sort', String(options.sort))

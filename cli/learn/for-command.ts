@@ -7,6 +7,7 @@ import { learnSchema } from './learn.ts'
 /** Commands that name a collection, and `completion`, which lists them: they learn the server's. */
 const LEARNING = new Set([
   'list',
+  'aggregate',
   'get',
   'create',
   'update',

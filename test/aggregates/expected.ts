@@ -46,12 +46,12 @@ export function compareValues(a: unknown, b: unknown): number {
  * field of `fields` present (`sum: {amount: ...}`), sorted by the keys ascending.
  */
 export function groupsOf(
-  records: Row[],
+  records: readonly object[],
   keys: Key[],
   fields: { sum?: string[]; avg?: string[]; min?: string[]; max?: string[] } = {},
 ): Row[] {
   const groups = new Map<string, { key: Row; members: Row[] }>()
-  for (const record of records) {
+  for (const record of records as Row[]) {
     const key: Row = {}
     for (const k of keys) {
       const value = record[k.field] ?? null
