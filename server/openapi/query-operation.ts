@@ -96,7 +96,8 @@ export function queryOperation(options: QueryOperationOptions): JsonObject {
     },
     responses: {
       '200': {
-        description: 'A page, as the GET answers it; with a SQL column list, records hold only those columns',
+        description:
+          'A page, as the GET answers it; with a SQL column list, records hold only those columns; an SQL body with GROUP BY, HAVING or an aggregate answers groups, as the aggregates do',
         headers: {
           ...stored,
           'Content-Location': inlineHeader(

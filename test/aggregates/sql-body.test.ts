@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { ResponseValidator } from '../openapi/response-validator.ts'
 import { type Page, query, queryPage, SQL, seedOrders } from '../query-method/support.ts'
 import { createLineItem, createOrder, readJson } from '../rest/fixtures.ts'
 import { fixtures } from '../support/example-values.ts'
@@ -188,6 +189,26 @@ describe('QUERY /api/v1/orders with an aggregate SQL body', () => {
         '/api/v1/search',
       ),
     ).toEqual([{ currency: 'GBP', count: 1 }])
+  })
+
+  it('answers as the v2 OpenAPI document says a QUERY may: records, or groups', async () => {
+    const validator = new ResponseValidator(await (await server.fetch('/api/v2/openapi.json')).json())
+    for (const sql of [
+      'SELECT id, amount FROM orders LIMIT 2',
+      "SELECT status, date_trunc('day', created_at), count(*), avg(amount), max(created_at) FROM orders GROUP BY status, date_trunc('day', created_at)",
+      'SELECT count(*) FROM orders HAVING count(*) > 100',
+    ]) {
+      const response = await query(acme, '/api/v2/orders', SQL, sql)
+      const body = await response.text()
+      const exchange = {
+        method: 'QUERY',
+        target: '/api/v2/orders',
+        status: response.status,
+        headers: response.headers,
+        body,
+      }
+      expect({ sql, problems: validator.check(exchange) }).toEqual({ sql, problems: [] })
+    }
   })
 
   it('answers v2 as v1: a sum of money is its minor units', async () => {
