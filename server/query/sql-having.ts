@@ -1,9 +1,4 @@
-import {
-  AGGREGATE_FUNCTIONS,
-  orderedFields,
-  sameAggregate,
-  summableFields,
-} from '../../shared/query/aggregate-params.ts'
+import { AGGREGATE_FUNCTIONS, orderedFields, summableFields } from '../../shared/query/aggregate-params.ts'
 import type { Aggregate, HavingCondition } from '../../shared/query/aggregate-types.ts'
 import { coerceFilterValue, type QueryField, queryField, snakeName } from '../../shared/query/fields.ts'
 import { MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH } from '../../shared/query/filter-expression.ts'
@@ -77,8 +72,6 @@ const FLIPPED: Record<HavingOp, HavingOp> = { eq: 'eq', ne: 'ne', lt: 'gt', lte:
 /** Turns a HAVING expression into the aggregate query's condition tree. */
 export class HavingTranslator {
   private comparisons = 0
-  /** Every aggregate the conditions name, in order of appearance. */
-  readonly named: Aggregate[] = []
 
   constructor(
     private readonly schema: Schema,
@@ -141,7 +134,6 @@ export class HavingTranslator {
         node,
       )
     }
-    if (!this.named.some((a) => sameAggregate(a, aggregate))) this.named.push(aggregate)
     return { aggregate, at: node }
   }
 
