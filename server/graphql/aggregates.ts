@@ -110,6 +110,8 @@ export function aggregateFields(kit: TypeKit, resource: Resource): Fields {
         const { groupBy: groupArg, sort, ...listArgsOnly } = raw
         const list = toListQuery(ctx.engine.schema, resource, listArgsOnly, false)
         const groupBy = checkGroupBy((groupArg ?? []) as GroupKey[])
+        // `after` reaches the list parser as REST's `cursor`, so the page is never keyset: this
+        // narrows the type, and a group (which has no id to key on) never pages by one.
         const page =
           list.page.style === 'keyset' ? { style: 'cursor' as const, limit: list.page.limit } : list.page
         const query: AggregateQuery = {
