@@ -45,7 +45,12 @@ const word = fc.constantFrom(
   '',
 )
 const part = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(fc.constantFrom('', '-', '+', ' -'), word).map(([s, w]) => `${s}${w}`) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom('', '-', '+', ' -'), word, fc.constantFrom('', ':asc', ':desc', ':DESC', ':up'))
+      .map(([s, w, d]) => `${s}${w}${d}`),
+  },
   fc.string({ maxLength: 12 }),
 )
 const sort = fc.oneof(
@@ -89,8 +94,10 @@ describe('the aggregate arguments of GraphQL', () => {
     fc.assert(
       fc.property(groupBy, fc.array(fc.boolean(), { minLength: 2, maxLength: 2 }), (keys, directions) => {
         fc.pre(keys.length > 0)
-        const name = keys[0]!.bucket ? `${keys[0]!.field}_${keys[0]!.bucket}` : keys[0]!.field
-        const raw = `${directions[0] ? '-' : ''}sum(pages),${directions[1] ? '-' : ''}${name}`
+        // A key by its groupBy name or by its field, a direction by sign or by suffix.
+        const name =
+          keys[0]!.bucket && directions[0] ? `${keys[0]!.field}_${keys[0]!.bucket}` : keys[0]!.field
+        const raw = `${directions[0] ? '-' : ''}sum(pages),${name}${directions[1] ? ':desc' : ':asc'}`
         expect(parseAggregateSort(books, keys, raw)).toEqual([
           { kind: 'aggregate', aggregate: { fn: 'sum', field: 'pages' }, descending: directions[0]! },
           { kind: 'group', index: 0, descending: directions[1]! },

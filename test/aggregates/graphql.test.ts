@@ -94,7 +94,7 @@ describe('ordersAggregate', () => {
       const got: Loose = await data(
         server,
         acme,
-        'query($after: String) { ordersAggregate(groupBy: [status], sort: "-count,status", first: 2, after: $after) { key { status } count cursor } }',
+        'query($after: String) { ordersAggregate(groupBy: [status], sort: "count:desc,status", first: 2, after: $after) { key { status } count cursor } }',
         { after },
       )
       const groups = got.ordersAggregate as Loose[]
