@@ -95,7 +95,7 @@ export function parseAggregateSort(
     const sign = part.startsWith('-')
     const shown = JSON.stringify(part.slice(0, 64))
     if (sign && suffix) throw failSort(`${shown} gives the direction twice`)
-    const descending = sign || suffix?.[1]!.toLowerCase() === 'desc'
+    const descending = sign || (suffix !== null && suffix[1]!.toLowerCase() === 'desc')
     const name = part.slice(sign ? 1 : 0, suffix ? -suffix[0].length : undefined)
     const key = sortKeyOf(resource, groupBy, name, descending, shown)
     const same = (k: AggregateSortKey) =>
