@@ -112,6 +112,7 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
     query: [
       `api query ${name} --sql "SELECT * FROM ${name} ORDER BY created_at DESC LIMIT 5"`,
       `api query ${name} --sql "SELECT id FROM ${name}" --all | jq length`,
+      ...(key ? [`api query ${name} --sql "SELECT ${key}, count(*) FROM ${name} GROUP BY ${key}"`] : []),
     ],
     action: acting.map((r) => `api action ${r.name} ${r.prefix}_… ${r.actions[0]!.name}`),
   }

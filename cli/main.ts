@@ -191,7 +191,10 @@ export async function main(typed: string[], io: Io): Promise<number> {
     cli.command('query <collection>', 'HTTP QUERY with an SQL, JSONPath, form or JSON body'),
     'query',
   )
-    .option('--sql <select>', 'application/sql: SELECT … FROM <collection> WHERE …')
+    .option(
+      '--sql <select>',
+      'application/sql: SELECT … FROM <collection> WHERE …, or counts per group with GROUP BY, HAVING and count(*), sum, avg, min, max',
+    )
     .option('--jsonpath <path>', "application/jsonpath: $[?@.status == 'paid']")
     .option('--form <pair>', 'application/x-www-form-urlencoded: key=value (repeatable)')
     .option('--json <json>', 'application/json: the GET parameters as JSON, plus filter')

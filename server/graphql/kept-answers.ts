@@ -78,7 +78,7 @@ export function requestKey(request: Request, json: string | undefined): string |
 /**
  * The types whose data changes without an event, which the organization's stamp does not see (a
  * webhook endpoint's deliveries, written by the delivery worker): the record type, its connection
- * and edge, and every union or interface that may stand for one, except `Node`, whose `node` and
+ * and edge, its aggregate groups, and every union or interface that may stand for one, except `Node`, whose `node` and
  * `nodes` fields mark the answer themselves (server/graphql/node.ts).
  */
 function unkeptTypes(schema: GraphQLSchema, resources: readonly Resource[]): Set<GraphQLNamedType> {
@@ -86,7 +86,7 @@ function unkeptTypes(schema: GraphQLSchema, resources: readonly Resource[]): Set
   for (const resource of resources) {
     if (resource.cacheable) continue
     const name = typeName(resource)
-    names.add(name).add(`${name}Connection`).add(`${name}Edge`)
+    names.add(name).add(`${name}Connection`).add(`${name}Edge`).add(`${name}Aggregate`)
   }
   const types = new Set<GraphQLNamedType>()
   for (const type of Object.values(schema.getTypeMap())) {

@@ -18,6 +18,7 @@ import { getRecord } from '../resources/reads.ts'
 import { listPage } from '../resources/related.ts'
 import { createRecord, prepareUpdate } from '../resources/writes.ts'
 import { actionMutations } from './actions.ts'
+import { aggregateFields } from './aggregates.ts'
 import { selects } from './connections.ts'
 import type { GraphQLContext } from './context.ts'
 import { guard } from './errors.ts'
@@ -147,6 +148,7 @@ export function buildSchema(resources: readonly Resource[]): GraphQLSchema {
   const mutation: Fields = {}
   for (const resource of resources) {
     queryFields(kit, resource, query)
+    Object.assign(query, aggregateFields(kit, resource))
     if (resource.writable) mutationFields(kit, resource, mutation)
     actionMutations(kit, resource, mutation)
   }

@@ -33,6 +33,9 @@ const names = (resource: Resource) => {
   }
 }
 
+/** The answer of a collection's aggregates (`OrderAggregates`), which an SQL body with GROUP BY gets too. */
+export const aggregatePageRef = (resource: Resource) => ref(names(resource).page)
+
 /** Every `aggregate=` item a collection takes: `count`, `sum(pages)`, ..., `max(title)`. */
 function aggregateItems(resource: Resource): string[] {
   const items = ['count']

@@ -143,7 +143,7 @@ export function openApiDocument(options: {
   // v1 is deprecated and gets no new endpoints: aggregates are the current version's.
   const current = version.status === 'current'
   const paths = structuredClone({
-    ...resourcePaths(schema, version.prefix, queryField),
+    ...resourcePaths(schema, version.prefix, queryField, current),
     ...(current ? aggregatePaths(schema, version.prefix, queryField) : {}),
     ...searchPaths(schema, version.prefix, queryField),
     ...servicePaths(version.prefix),

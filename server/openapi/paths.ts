@@ -4,6 +4,7 @@ import type { Schema } from '../../shared/schema/schema.ts'
 import { withArticle } from '../../shared/words.ts'
 import { sqlExample } from '../query/sql-examples.ts'
 import { actionItem } from './action-paths.ts'
+import { aggregatePageRef } from './aggregate-paths.ts'
 import { errorRefs } from './error-responses.ts'
 import { headerRefs, TABULAR_CONTENT, TABULAR_HEADERS } from './headers.ts'
 import type { JsonObject } from './json.ts'
@@ -39,6 +40,7 @@ function collectionItem(
   resource: Resource,
   nested: boolean,
   queryField: QueryField,
+  groups: boolean,
 ): PathItem {
   const n = names(resource)
   const plural = pascal(resource.name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()))
@@ -79,7 +81,8 @@ function collectionItem(
       security: scope(resource.scopes.read),
       formSchema: ref(n.queryForm),
       jsonSchema: ref(n.queryJson),
-      page: ref(n.queryPage),
+      // An SQL body with GROUP BY, HAVING or an aggregate answers groups (docs/bulk.md).
+      page: groups ? { anyOf: [ref(n.queryPage), aggregatePageRef(resource)] } : ref(n.queryPage),
       formExample: { limit: 10, sort: '-created_at' },
       jsonExample: { created_after: '2026-01-01', sort: '-created_at', limit: 10 },
       sqlExample: sqlExample(resource.table),
@@ -181,16 +184,20 @@ function singletonItem(schema: Schema, resource: Resource, nested: boolean): Pat
   return item
 }
 
-/** Every REST path of the declared resources, with the path parameters each needs. */
+/**
+ * Every REST path of the declared resources, with the path parameters each needs; with `groups`
+ * (the document describes the aggregates) a collection's QUERY may also answer its groups.
+ */
 export function resourcePaths(
   schema: Schema,
   prefix: string,
   queryField: QueryField,
+  groups = false,
 ): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {}
   const withParams = (item: PathItem, params: Parameter[]) => ({ parameters: params, ...item })
   for (const resource of schema.resources) {
-    paths[`${prefix}/${resource.name}`] = collectionItem(schema, resource, false, queryField)
+    paths[`${prefix}/${resource.name}`] = collectionItem(schema, resource, false, queryField, groups)
     paths[`${prefix}/${resource.name}/{id}`] = withParams(singletonItem(schema, resource, false), [
       pathId('id', resource),
     ])
@@ -201,7 +208,7 @@ export function resourcePaths(
     if (resource.parent) {
       const parent = schema.byName(resource.parent.collection)!
       const base = `${prefix}/${parent.name}/{parentId}/${resource.name}`
-      paths[base] = withParams(collectionItem(schema, resource, true, queryField), [
+      paths[base] = withParams(collectionItem(schema, resource, true, queryField, groups), [
         pathId('parentId', parent),
       ])
       paths[`${base}/{id}`] = withParams(singletonItem(schema, resource, true), [

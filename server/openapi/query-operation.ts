@@ -80,7 +80,8 @@ export function queryOperation(options: QueryOperationOptions): JsonObject {
                 schema: {
                   type: 'string',
                   maxLength: 10_000,
-                  description: 'One select statement of the subset in docs/query.md',
+                  description:
+                    'One select statement of the subset in docs/query.md: records, or counts and sums per group with GROUP BY, HAVING and count(*), sum, avg, min, max (docs/bulk.md)',
                 },
                 example: sqlExample,
               },
@@ -97,7 +98,8 @@ export function queryOperation(options: QueryOperationOptions): JsonObject {
     },
     responses: {
       '200': {
-        description: 'A page, as the GET answers it; with a SQL column list, records hold only those columns',
+        description:
+          'A page, as the GET answers it; with a SQL column list, records hold only those columns; an SQL body with GROUP BY, HAVING or an aggregate answers groups, as the aggregates do',
         headers: {
           ...stored,
           'Content-Location': inlineHeader(

@@ -85,10 +85,7 @@ export async function parseQuery(
   switch (body.mediaType) {
     case 'application/sql': {
       const parseSqlBody = await loadSqlParser()
-      return unprocessableContent<ParsedQuery>(() => {
-        const sql = parseSqlBody(schema, body.text, resource)
-        return { kind: 'list', resource: sql.resource, query: sql.query, fields: sql.fields }
-      })
+      return unprocessableContent<ParsedQuery>(() => parseSqlBody(schema, body.text, resource))
     }
     case 'application/jsonpath': {
       const parseJsonPathBody = await loadJsonPathParser()

@@ -1,4 +1,5 @@
 import { type ApiError, invalid } from '../../shared/errors.ts'
+import { DEFAULT_LIMIT, MAX_LIMIT, type Page } from '../../shared/query/types.ts'
 
 /** A node of the SQL syntax tree, read from `unknown` with explicit checks. */
 export type SqlNode = { type: string; range?: [number, number] } & Record<string, unknown>
@@ -30,6 +31,10 @@ export function describe(node: unknown): string {
       return 'a subquery'
     case 'func_call':
       return `the function ${isNode(node.name) && typeof node.name.name === 'string' ? node.name.name.slice(0, 64) : '?'}`
+    case 'paren_expr':
+      return isNode(node.expr) && node.expr.type.endsWith('select_stmt')
+        ? 'a subquery'
+        : 'an expression in parentheses'
     case 'parameter':
       return 'a bound parameter'
     case 'case_expr':
@@ -44,4 +49,21 @@ export function describe(node: unknown): string {
     default:
       return node.type.endsWith('_literal') ? 'a literal' : `${node.type.replace(/_/g, ' ')}`
   }
+}
+
+const MAX_SQL_OFFSET = 100_000_000
+
+/** The page of `LIMIT n [OFFSET m]`: cursor style without OFFSET, offset style with it. */
+export function readLimit(clause?: SqlNode): Exclude<Page, { style: 'keyset' }> {
+  if (!clause) return { style: 'cursor', limit: DEFAULT_LIMIT }
+  const limit = wholeNumber(clause.count, 1, MAX_LIMIT, 'LIMIT')
+  if (clause.offset === undefined) return { style: 'cursor', limit }
+  return { style: 'offset', limit, offset: wholeNumber(clause.offset, 0, MAX_SQL_OFFSET, 'OFFSET') }
+}
+
+function wholeNumber(node: unknown, min: number, max: number, what: string): number {
+  const value = isNode(node) && node.type === 'number_literal' ? node.value : undefined
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw sqlProblem(`${what} takes a whole number from ${min} to ${max}`, node)
+  return value
 }

@@ -140,7 +140,9 @@ export class WhereTranslator {
       const fn = FUNCTIONS.find((f) => f === name)
       if (!fn)
         throw sqlProblem(
-          `the function ${name.slice(0, 64) || '?'} is not allowed (allowed: ${FUNCTIONS.join(', ')})`,
+          ['count', 'sum', 'avg', 'min', 'max'].includes(name)
+            ? `${name}() is not allowed in WHERE: conditions on aggregates go in HAVING`
+            : `the function ${name.slice(0, 64) || '?'} is not allowed (allowed: ${FUNCTIONS.join(', ')})`,
           node,
         )
       const args = isNode(node.args) && isNode(node.args.expr) ? node.args.expr : undefined

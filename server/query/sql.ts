@@ -7,35 +7,42 @@ import {
   snakeName,
 } from '../../shared/query/fields.ts'
 import { MAX_SORT_KEYS } from '../../shared/query/list-params.ts'
-import {
-  DEFAULT_LIMIT,
-  DEFAULT_SORT,
-  type ListQuery,
-  MAX_LIMIT,
-  type Page,
-  type SortKey,
-} from '../../shared/query/types.ts'
+import { DEFAULT_SORT, type ListQuery, type SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import type { ParsedAggregateQuery } from './aggregates.ts'
 import { malformed } from './media.ts'
-import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import { AggregateReader, isAggregateSelect } from './sql-aggregate.ts'
+import { describe, isNode, operatorName, readLimit, type SqlNode, sqlProblem } from './sql-nodes.ts'
 import { scanSql } from './sql-scan.ts'
 import { WhereTranslator } from './sql-where.ts'
 
-/** What an `application/sql` body asks for, as the internal query plus the columns to return. */
-interface SqlQuery {
-  resource: Resource
-  query: ListQuery
-  /** The select list as JSON field names, in order; null for `*`. */
-  fields: string[] | null
-}
+/**
+ * What an `application/sql` body asks for: records (the internal query plus the columns to
+ * return), or groups (the aggregate query) when it has GROUP BY, HAVING or an aggregate function.
+ */
+type SqlQuery =
+  | {
+      kind: 'list'
+      resource: Resource
+      query: ListQuery
+      /** The select list as JSON field names, in order; null for `*`. */
+      fields: string[] | null
+    }
+  | ParsedAggregateQuery
 
-const MAX_SQL_OFFSET = 100_000_000
+const CLAUSE_TYPES = [
+  'select_clause',
+  'from_clause',
+  'where_clause',
+  'group_by_clause',
+  'having_clause',
+  'order_by_clause',
+  'limit_clause',
+]
 
 const CLAUSES: Record<string, string> = {
   with_clause: 'WITH (common table expressions)',
-  group_by_clause: 'GROUP BY',
-  having_clause: 'HAVING',
   window_clause: 'WINDOW',
   returning_clause: 'RETURNING',
 }
@@ -49,7 +56,8 @@ const STATEMENTS: Record<string, string> = {
 
 /**
  * Parses `SELECT cols|* FROM <collection> [WHERE ...] [ORDER BY ...] [LIMIT n [OFFSET m]]` with a
- * real SQLite parser and rebuilds it as the internal query: every node of the syntax tree is
+ * real SQLite parser and rebuilds it as the internal query (or, with GROUP BY, HAVING or an
+ * aggregate function, as the aggregate query: sql-aggregate.ts): every node of the syntax tree is
  * checked against an allow-list, and the text itself never reaches the database. `fixed` is the
  * collection the request was sent to; without it (/api/v1/search) FROM picks any collection.
  * Text that is not SQL is 400; SQL outside the subset is 422 (docs/query.md).
@@ -102,29 +110,32 @@ class SelectReader {
     const clauses = Array.isArray(statement.clauses) ? statement.clauses.filter(isNode) : []
     const byType = new Map<string, SqlNode>()
     for (const clause of clauses) {
-      if (
-        !['select_clause', 'from_clause', 'where_clause', 'order_by_clause', 'limit_clause'].includes(
-          clause.type,
-        )
-      )
+      if (!CLAUSE_TYPES.includes(clause.type))
         throw sqlProblem(`${CLAUSES[clause.type] ?? clause.type.replace(/_/g, ' ')} is not allowed`, clause)
       byType.set(clause.type, clause)
     }
     const from = byType.get('from_clause')
     if (!from) throw sqlProblem('FROM must name the collection')
     const resource = this.from(from)
-    const fields = this.columns(byType.get('select_clause')!)
-    const where = byType.get('where_clause')
+    const whereClause = byType.get('where_clause')
     const translator = new WhereTranslator(this.schema, (node) =>
       this.column(node, filterableFields(resource), 'filtered'),
     )
+    const where = whereClause ? [translator.condition(whereClause.expr)] : []
+    if (isAggregateSelect(byType)) {
+      const column = this.column.bind(this)
+      const query = new AggregateReader(this.schema, resource, column).read(byType, where)
+      // No filter parameters to echo: the conditions are the body's own.
+      return { kind: 'aggregates', resource, query, filters: {} }
+    }
+    const fields = this.columns(byType.get('select_clause')!)
     const query: ListQuery = {
-      where: where ? [translator.condition(where.expr)] : [],
+      where,
       sort: this.orderBy(byType.get('order_by_clause')),
-      page: this.limit(byType.get('limit_clause')),
+      page: readLimit(byType.get('limit_clause')),
       includeTotal: false,
     }
-    return { resource, query, fields }
+    return { kind: 'list', resource, query, fields }
   }
 
   private from(clause: SqlNode): Resource {
@@ -248,20 +259,6 @@ class SelectReader {
     }
     return keys
   }
-
-  private limit(clause?: SqlNode): Page {
-    if (!clause) return { style: 'cursor', limit: DEFAULT_LIMIT }
-    const limit = wholeNumber(clause.count, 1, MAX_LIMIT, 'LIMIT')
-    if (clause.offset === undefined) return { style: 'cursor', limit }
-    return { style: 'offset', limit, offset: wholeNumber(clause.offset, 0, MAX_SQL_OFFSET, 'OFFSET') }
-  }
-}
-
-function wholeNumber(node: unknown, min: number, max: number, what: string): number {
-  const value = isNode(node) && node.type === 'number_literal' ? node.value : undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw sqlProblem(`${what} takes a whole number from ${min} to ${max}`, node)
-  return value
 }
 
 function fromShape(expr: unknown): string {

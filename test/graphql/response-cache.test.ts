@@ -188,6 +188,7 @@ describe('GraphQL queries through the response cache', () => {
         { id: endpoint.id },
       ],
       ['query N($id: ID!) { node(id: $id) { id } }', { id: delivery.id }],
+      ['query A { deliveriesAggregate(groupBy: [status]) { key { status } count } }', {}],
     ] as const
     for (const [query, variables] of queries) {
       await data(server, acme, query, variables)
@@ -203,6 +204,7 @@ describe('GraphQL queries through the response cache', () => {
     const generated = SCHEMA.resources.flatMap((r) => [
       r.singular.replace(/-./g, (m) => m[1]!.toUpperCase()),
       pluralField(r),
+      `${pluralField(r)}Aggregate`,
     ])
     const fields = Object.keys(serviceSchema(SCHEMA).getQueryType()!.getFields())
     expect(fields.sort()).toEqual([...generated, 'node', 'nodes', 'search'].sort())

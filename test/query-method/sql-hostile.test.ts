@@ -119,7 +119,14 @@ const hostile: { name: string; sql: string; status?: number }[] = [
   { name: 'a blob literal', sql: "SELECT * FROM orders WHERE currency = x'455552'" },
   { name: 'ORDER BY a subquery', sql: 'SELECT * FROM orders ORDER BY (SELECT 1)' },
   { name: 'ORDER BY a column number', sql: 'SELECT * FROM orders ORDER BY 1' },
-  { name: 'GROUP BY', sql: 'SELECT status FROM orders GROUP BY status' },
+  { name: 'GROUP BY without an aggregate', sql: 'SELECT status FROM orders GROUP BY status' },
+  { name: 'GROUP BY another table', sql: 'SELECT count(*) FROM orders GROUP BY users.role' },
+  {
+    name: 'HAVING with a subquery',
+    sql: 'SELECT count(*) FROM orders HAVING count(*) > (SELECT count(*) FROM users)',
+  },
+  { name: 'an aggregate of another table', sql: 'SELECT sum(users.id) FROM orders' },
+  { name: 'an aggregate alias', sql: 'SELECT count(*) AS n FROM orders' },
   { name: 'DISTINCT', sql: 'SELECT DISTINCT status FROM orders' },
   { name: 'an alias', sql: 'SELECT amount AS a FROM orders' },
   { name: 'INSERT', sql: "INSERT INTO orders (id) VALUES ('x')" },
@@ -241,6 +248,17 @@ const SQL_WORDS = [
   'INSERT',
   'INTO',
   'VALUES',
+  'GROUP',
+  'HAVING',
+  'count(*)',
+  'sum(amount)',
+  'avg',
+  'max',
+  'date_trunc',
+  "'day'",
+  'created_at',
+  'AS',
+  'BETWEEN',
 ]
 
 describe('QUERY with generated SQL (fast-check)', () => {

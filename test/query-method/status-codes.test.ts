@@ -163,7 +163,7 @@ describe('QUERY: 422 for a well-formed body that cannot be run', () => {
     {
       name: 'a disallowed SQL construct',
       type: SQL,
-      body: 'SELECT status, count(*) FROM orders GROUP BY status',
+      body: 'SELECT status, count(*) FROM orders GROUP BY status WINDOW w AS ()',
       field: 'body',
       says: /not allowed/,
     },
