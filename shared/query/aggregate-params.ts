@@ -17,7 +17,7 @@ import { PAGINATION_PARAMS, parsePage, rejectUnknownParams } from './pagination.
 export const MAX_GROUP_KEYS = 3
 /** Most aggregates one request asks for. */
 export const MAX_AGGREGATES = 10
-const TIME_BUCKETS: readonly TimeBucket[] = ['day', 'week', 'month']
+export const TIME_BUCKETS: readonly TimeBucket[] = ['day', 'week', 'month']
 export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = ['count', 'sum', 'avg', 'min', 'max']
 
 /** The parameters of `/{collection}/aggregates` besides the collection's filters. */
