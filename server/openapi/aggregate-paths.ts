@@ -11,7 +11,7 @@ import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { pascal, withArticle } from '../../shared/words.ts'
 import { errorRefs } from './error-responses.ts'
-import { headerRefs } from './headers.ts'
+import { headerRefs, TABULAR_CONTENT, TABULAR_HEADERS } from './headers.ts'
 import type { JsonObject } from './json.ts'
 import { listParameters } from './list-parameters.ts'
 import { CONDITIONAL_GET, PAGINATION, query } from './parameters.ts'
@@ -195,12 +195,12 @@ function aggregatesItem(
       parameters: [...aggregateParameters(schema, resource), ...CONDITIONAL_GET],
       responses: {
         '200': {
-          description: 'A page of groups',
-          headers,
-          content: { 'application/json': { schema: ref(n.page) } },
+          description: 'A page of groups; by Accept, the groups as CSV or NDJSON (docs/bulk.md)',
+          headers: { ...headers, ...TABULAR_HEADERS },
+          content: { 'application/json': { schema: ref(n.page) }, ...TABULAR_CONTENT },
         },
         '304': { description: 'Not modified', headers },
-        ...errorRefs(400, 401, 403, ...missing),
+        ...errorRefs(400, 401, 403, ...missing, 406),
       },
     },
     [queryField]: queryOperation({
