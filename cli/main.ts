@@ -65,7 +65,9 @@ export async function main(typed: string[], io: Io): Promise<number> {
       const options = withRawValues(args.pop() as Record<string, unknown>, raw)
       const ctx = makeContext(io, options, schema)
       if (ctx.csv && !takes.csv)
-        throw new UsageError('--format csv is for api list (api list COLLECTION --format csv --all)')
+        throw new UsageError(
+          '--format csv is for api list and api aggregate (api list COLLECTION --format csv --all)',
+        )
       kleur.enabled = colorsEnabled(io)
       const result = await (command as (...a: unknown[]) => Promise<number | undefined>)(
         ctx,
@@ -77,7 +79,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
 
   cli.option(
     '--format <format>',
-    'json, ndjson or table (default: table on a terminal, JSON when piped); csv for api list',
+    'json, ndjson or table (default: table on a terminal, JSON when piped); csv for api list and api aggregate',
   )
   cli.option('--timeout <seconds>', 'Give up on a request after this long (default 30)')
   cli.option('--api-version <version>', 'v2 (the default) or v1 (deprecated)')
@@ -147,7 +149,7 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .option('--all', 'Follow every page of groups')
     .option('--max-items <n>', 'Stop after n groups')
     .option('--include-total', 'Count the groups')
-    .action(run((ctx, spec: string, options) => aggregate(ctx, spec, options)))
+    .action(run((ctx, spec: string, options) => aggregate(ctx, spec, options), { csv: true }))
   withExamples(
     cli.command('get <target> [id]', 'Show one record: api get COLLECTION ID (or COLLECTION/ID)'),
     'get',

@@ -5,6 +5,7 @@ import { RecordStream } from '../output.ts'
 import { endListing, noticeMoreRecords, readPage, streamPages } from '../paging.ts'
 import { parseTarget } from '../resources.ts'
 import { filterQuery, positiveInteger } from './list.ts'
+import { exportCsv } from './list-csv.ts'
 
 /** Options of `api aggregate` itself; everything else must be one of the collection's filters. */
 const AGGREGATE_OPTIONS = [
@@ -79,6 +80,7 @@ export async function aggregate(ctx: Context, spec: string, options: Record<stri
       options.limit === undefined ? (options.all ? 100 : 20) : positiveInteger('limit', options.limit, 100),
     ),
   )
+  if (ctx.csv) return await exportCsv(ctx, `${target.path}/aggregates?${params}`, options, 'groups')
   const maxItems =
     options.maxItems === undefined ? Number.POSITIVE_INFINITY : positiveInteger('max-items', options.maxItems)
   // The keys as the server names them (camelCase, a bucket's field alone), then the aggregates.

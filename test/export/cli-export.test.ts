@@ -26,6 +26,37 @@ afterAll(async () => {
 
 const COLUMNS = ['id', 'userId', 'status', 'amount.value', 'amount.currency', 'createdAt', 'updatedAt']
 
+describe('api aggregate --format csv', () => {
+  it('exports every page of groups with --all, the header once', async () => {
+    const run = await spawnCli(
+      [
+        'aggregate',
+        'orders',
+        '--group-by',
+        'status',
+        '--count',
+        '--sum',
+        'amount',
+        '--format',
+        'csv',
+        '--all',
+        '--limit',
+        '1',
+      ],
+      env,
+    )
+    expect(run.code).toBe(0)
+    const [header, ...rows] = csvRows(run.stdout)
+    expect(header).toEqual(['status', 'count', 'sum.amount'])
+    const sum = (status: string) =>
+      orders.filter((o) => o.status === status).reduce((n, o) => n + o.amount, 0)
+    expect(rows).toEqual([
+      ['paid', '15', String(sum('paid'))],
+      ['pending', '8', String(sum('pending'))],
+    ])
+  })
+})
+
 describe('api list --format csv', () => {
   it('exports every page with --all as one CSV, the header once, every record exactly once', async () => {
     const run = await spawnCli(['list', 'orders', '--format', 'csv', '--all', '--limit', '5'], env)
