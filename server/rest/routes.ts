@@ -30,6 +30,8 @@ import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../r
 import { prepareCreate, prepareUpdate } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, inVersion, presentationOf, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
+import { bulkTypeOf } from './bulk-body.ts'
+import { bulkCreate } from './bulk-create.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 
@@ -104,6 +106,16 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   }
   if (!resource.writable || (resource.parent && !nested)) return table
   table.POST = async ({ request, url, params, principal }) => {
+    // CSV and NDJSON bodies create many records at once (docs/bulk.md, "CSV and NDJSON in").
+    const type = bulkTypeOf(request.headers.get('content-type'))
+    if (type)
+      return bulkCreate(engine, version, resource, {
+        request,
+        url,
+        principal,
+        type,
+        parent: parentOf(resource, params),
+      })
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     const body = toBase(version, resource, await readJsonBody(request))
     const key = idempotencyKeyOf(request, url.pathname, body)
