@@ -6,7 +6,7 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const
 export type Shell = (typeof SHELLS)[number]
 
 /** Commands whose first argument is a collection. */
-const TAKES_COLLECTION = ['list', 'get', 'create', 'update', 'replace', 'delete', 'query', 'action']
+const TAKES_COLLECTION = ['list', 'get', 'create', 'update', 'replace', 'delete', 'query', 'action', 'import']
 /** Commands whose options include the collection's filters. */
 const TAKES_FILTERS = ['list', 'delete']
 /** What follows a command word that is not a collection. */

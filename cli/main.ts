@@ -9,6 +9,7 @@ import { actionCommand } from './commands/action.ts'
 import { login, logout, whoami } from './commands/auth.ts'
 import { conventionCommands } from './commands/conventions.ts'
 import { graphql } from './commands/graphql.ts'
+import { importFile } from './commands/import.ts'
 import { list, listHelp } from './commands/list.ts'
 import { query } from './commands/query.ts'
 import { create, get, remove, write } from './commands/records.ts'
@@ -153,6 +154,25 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .allowUnknownOptions()
     .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
+  withExamples(
+    cli.command(
+      'import <collection> <file>',
+      'Create records from a CSV or NDJSON file, in chunks (- for stdin)',
+    ),
+    'import',
+  )
+    .option('--format <format>', 'csv or ndjson (default: from the extension .csv, .ndjson, .jsonl)')
+    .option('--chunk-size <n>', 'Records per request, 1-1000 (default 500)')
+    .option('--dry-run', 'Validate every row without writing anything')
+    .action((spec: string, file: string, options: Record<string, unknown>) => {
+      // Its --format names the file's format, not the output's.
+      const { format, ...rest } = options
+      return run((ctx, s: string, f: string, o: Record<string, unknown>) => importFile(ctx, s, f, o))(
+        spec,
+        file,
+        { ...rest, inputFormat: format },
+      )
+    })
   actionCommand(cli, run, schema, examples.action ?? [])
   webhooksCommand(cli, run)
   withExamples(

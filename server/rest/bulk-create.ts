@@ -115,7 +115,8 @@ export async function bulkCreate(
         })
       return Response.json({ data: [], validated }, { headers: { 'Content-Type': JSON_TYPE } })
     }
-    const key = idempotencyKeyOf(request, url.pathname, bodies)
+    // The body as sent is what a repeated request repeats: its bytes, not the records parsed from them.
+    const key = idempotencyKeyOf(request, url.pathname, `${type}\n${text}`)
     const answer = await runIdempotent(engine, principal, key, write, (entities) => ({
       status: 201,
       headers: { 'Content-Type': JSON_TYPE },
