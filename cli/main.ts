@@ -9,7 +9,7 @@ import { actionCommand } from './commands/action.ts'
 import { login, logout, whoami } from './commands/auth.ts'
 import { conventionCommands } from './commands/conventions.ts'
 import { graphql } from './commands/graphql.ts'
-import { importFile } from './commands/import.ts'
+import { importFile, STDIN_FILE } from './commands/import.ts'
 import { list, listHelp } from './commands/list.ts'
 import { query } from './commands/query.ts'
 import { create, get, remove, write } from './commands/records.ts'
@@ -233,7 +233,9 @@ export async function main(typed: string[], io: Io): Promise<number> {
     const info = console.info
     console.info = (...parts: unknown[]) => io.stdout(`${parts.join(' ')}\n`)
     try {
-      cli.parse(['bun', 'api', ...argv], { run: false })
+      // The option parser drops a lone `-`; api import reads standard input for it.
+      const args = word === 'import' ? argv.map((arg) => (arg === '-' ? STDIN_FILE : arg)) : argv
+      cli.parse(['bun', 'api', ...args], { run: false })
     } finally {
       console.info = info
     }

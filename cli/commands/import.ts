@@ -16,6 +16,9 @@ const MEDIA: Record<InputFormat, string> = { csv: 'text/csv; charset=utf-8', ndj
 /** How often the progress line is redrawn. */
 const REDRAW_MS = 100
 
+/** How `-` (standard input) reaches the command: the option parser would drop a lone `-`. */
+export const STDIN_FILE = '/dev/stdin'
+
 interface Chunk {
   index: number
   records: FileRecord[]
@@ -40,13 +43,13 @@ function formatOf(file: string, given: unknown): InputFormat {
   const found = formatOfName(file)
   if (found) return found
   throw new UsageError(
-    `cannot tell the format of ${file === '-' ? 'standard input' : file}: name it .csv, .ndjson or .jsonl, or give --format csv|ndjson`,
+    `cannot tell the format of ${file === STDIN_FILE ? 'standard input' : file}: name it .csv, .ndjson or .jsonl, or give --format csv|ndjson`,
   )
 }
 
 /** The file's text as it streams in (standard input for `-`). */
 async function* pieces(file: string): AsyncGenerator<{ text: string; bytes: number }> {
-  const reader = (file === '-' ? Bun.stdin.stream() : Bun.file(file).stream()).getReader()
+  const reader = (file === STDIN_FILE ? Bun.stdin.stream() : Bun.file(file).stream()).getReader()
   const decoder = new TextDecoder()
   for (;;) {
     const { done, value } = await reader.read()
@@ -82,15 +85,16 @@ function inFile(error: ApiError, chunk: Chunk, imported: number): ApiError {
 export async function importFile(
   ctx: Context,
   spec: string,
-  file: string,
+  given: string,
   options: Record<string, unknown>,
 ): Promise<void> {
+  const file = given === '-' ? STDIN_FILE : given
   const target = parseTarget(ctx.schema, ctx.prefix, spec)
   if (target.id) throw new UsageError(`api import takes a collection, not a record (${spec})`)
   const format = formatOf(file, options.inputFormat)
   const chunkSize = chunkSizeOf(options.chunkSize)
   const dryRun = options.dryRun === true
-  if (file !== '-' && !existsSync(file)) throw new UsageError(`no file ${file}`)
+  if (file !== STDIN_FILE && !existsSync(file)) throw new UsageError(`no file ${file}`)
   const { io } = ctx
   const tally: ImportTally = {
     created: 0,
@@ -98,7 +102,7 @@ export async function importFile(
     validated: 0,
     chunks: 0,
     bytes: 0,
-    totalBytes: file === '-' ? null : statSync(file).size,
+    totalBytes: file === STDIN_FILE ? null : statSync(file).size,
     startedMs: io.now(),
   }
   let drawn = 0
@@ -168,7 +172,8 @@ export async function importFile(
   await take(splitter.end(), 0)
   await flush()
   await settled()
-  if (tally.chunks === 0) throw new UsageError(`${file === '-' ? 'standard input' : file} holds no records`)
+  if (tally.chunks === 0)
+    throw new UsageError(`${file === STDIN_FILE ? 'standard input' : file} holds no records`)
   draw(true)
   if (io.stderrIsTTY) io.stderr('\n')
   const now = io.now()

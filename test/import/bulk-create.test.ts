@@ -62,7 +62,7 @@ describe('POST /api/v2/books with text/csv', () => {
       `title,isbn,authorId,pages,status\nA,${isbn()},${authorId},5,\n`,
     )
     expect(response.status).toBe(201)
-    const [{ id }] = ((await response.json()) as { data: { id: string }[] }).data
+    const id = ((await response.json()) as { data: { id: string }[] }).data[0]!.id
     const book = (await (await tenant.fetch(`/api/v2/books/${id}`)).json()) as { status: string }
     expect(book.status).toBe('available')
   })
@@ -108,7 +108,7 @@ describe('CSV cells typed by the declaration (gadgets: a field of every type)', 
     it(name, async () => {
       const response = await post(tenant, '/api/v2/gadgets', CSV, `${header}\n${row}\n`)
       expect(response.status).toBe(201)
-      const [{ id }] = ((await response.json()) as { data: { id: string }[] }).data
+      const id = ((await response.json()) as { data: { id: string }[] }).data[0]!.id
       const gadget = await (await tenant.fetch(`/api/v2/gadgets/${id}`)).json()
       expect(gadget).toMatchObject(expected)
     })
