@@ -2,8 +2,8 @@ import type { ErrorDetail } from '../../shared/errors.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 
-/** How a cell's text becomes a JSON value. */
-type CellKind = 'text' | 'integer' | 'boolean' | 'json'
+/** How a cell's text becomes a JSON value: `text` keeps a quoted empty cell, `word` (enum, id, time) does not. */
+type CellKind = 'text' | 'word' | 'integer' | 'boolean' | 'json'
 
 /** A CSV column: the member of a request body it fills (`amount.value` is `["amount", "value"]`). */
 export interface Column {
@@ -19,9 +19,9 @@ const KINDS: Record<string, CellKind> = {
   boolean: 'boolean',
   json: 'json',
   text: 'text',
-  enum: 'text',
-  reference: 'text',
-  timestamp: 'text',
+  enum: 'word',
+  reference: 'word',
+  timestamp: 'word',
 }
 
 const plans = new WeakMap<Resource, Map<string, Map<string, Column>>>()
@@ -54,7 +54,7 @@ export function columnsOf(version: ApiVersion, resource: Resource): Map<string, 
     }
     for (const [member, sub] of Object.entries(members)) {
       const column = `${name}.${member}`
-      const kind = sub.type === 'integer' ? 'integer' : sub.type === 'boolean' ? 'boolean' : 'text'
+      const kind = sub.type === 'integer' ? 'integer' : sub.type === 'boolean' ? 'boolean' : 'word'
       columns.set(column, { name: column, path: [name, member], kind, nullable: false })
     }
   }
@@ -110,13 +110,14 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true,
  * A cell as a JSON value for its column: what cannot be read as the column's type stays text, so
  * that the create's validation answers it with the field's own message (`must be an integer`). An
  * empty cell (null: unquoted, nothing between the commas) is null for a nullable field and absent
- * otherwise; a quoted empty cell (`""`) is the empty text in a text column. Returns an Error for a
+ * otherwise; a quoted empty cell (`""`) is the empty text in a text column, and empty in the others. Returns an Error for a
  * JSON column's cell that is not JSON text.
  */
 export function cellValue(column: Column, cell: string | null): unknown {
   if (cell === null || (cell === '' && column.kind !== 'text')) return column.nullable ? null : ABSENT
   switch (column.kind) {
     case 'text':
+    case 'word':
       return cell
     case 'integer': {
       const trimmed = cell.trim()
