@@ -6,7 +6,7 @@ import { type ApiVersion, schemaFor } from '../versions/versions.ts'
 type CellKind = 'text' | 'word' | 'integer' | 'boolean' | 'json'
 
 /** A CSV column: the member of a request body it fills (`amount.value` is `["amount", "value"]`). */
-export interface Column {
+interface Column {
   name: string
   path: readonly [string] | readonly [string, string]
   kind: CellKind

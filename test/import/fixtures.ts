@@ -7,7 +7,7 @@ import type { Tenant, TestServer } from '../support/server.ts'
  * The contract's library plus `gadgets`, a collection with a field of every type a schema file
  * declares (nullable or defaulted where a CSV cell may be empty), for the imports' tests.
  */
-export const IMPORT_DECLARATION: SchemaDeclaration = {
+const IMPORT_DECLARATION: SchemaDeclaration = {
   resources: {
     ...LIBRARY.resources,
     gadgets: {
