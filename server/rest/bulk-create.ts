@@ -1,4 +1,4 @@
-import { ApiError, badRequest, type ErrorDetail, unsupportedMediaType } from '../../shared/errors.ts'
+import { ApiError, badRequest, type ErrorDetail, invalid, unsupportedMediaType } from '../../shared/errors.ts'
 import { rejectUnknownParams } from '../../shared/query/pagination.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Principal } from '../auth/tokens.ts'
@@ -63,10 +63,7 @@ function baseBodies(version: ApiVersion, resource: Resource, bodies: unknown[]):
       return body
     }
   })
-  if (details.length > 0)
-    throw new ApiError('VALIDATION_ERROR', 'Some rows are not valid; nothing was written.', {
-      details: details.slice(0, 20),
-    })
+  if (details.length > 0) throw invalid('Some rows are not valid; nothing was written.', details.slice(0, 20))
   return out
 }
 

@@ -16,8 +16,24 @@ const MAX_PARAMS = 30_000
 // Values per IN list, as the other batched reads (batch.ts) use.
 const IN_CHUNK = 500
 
-/** Rows per statement for a table of `columns` columns. */
-const rowsPerStatement = (columns: number) => Math.max(1, Math.floor(MAX_PARAMS / columns))
+/**
+ * How many rows each statement inserts: powers of two, each at most what the parameter limit allows
+ * for `columns` columns, largest first (1,000 rows: 512, 256, 128, 64, 32, 8). Statements are
+ * prepared and kept per text, so a table has a handful of texts however many rows requests carry.
+ */
+function statementSizes(rows: number, columns: number): number[] {
+  const most = Math.max(1, Math.floor(MAX_PARAMS / columns))
+  let size = 1
+  while (size * 2 <= most) size *= 2
+  const sizes: number[] = []
+  let left = rows
+  while (left > 0) {
+    while (size > left) size /= 2
+    sizes.push(size)
+    left -= size
+  }
+  return sizes
+}
 
 /**
  * Inserts `records` of `resource` in input order with as few statements as the parameter limit
@@ -33,10 +49,11 @@ export async function insertRecords(
   const layout = layoutOf(resource)
   const columns = ['id', 'org_id', ...layout.map(([, column]) => column), 'created_at', 'updated_at']
   const one = `(${columns.map(() => '?').join(', ')})`
-  const per = rowsPerStatement(columns.length)
   const entities: Entity[] = []
-  for (let start = 0; start < records.length; start += per) {
-    const part = records.slice(start, start + per)
+  let start = 0
+  for (const size of statementSizes(records.length, columns.length)) {
+    const part = records.slice(start, start + size)
+    start += size
     const params: SqlParam[] = []
     for (const record of part) {
       params.push(record.id, record.orgId)
