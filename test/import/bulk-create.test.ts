@@ -365,6 +365,24 @@ describe('who may create', () => {
     expect(nested.status).toBe(403)
   })
 
+  it("403 naming the row that sets a privileged field (a user's role) without the delete scope", async () => {
+    const writer = await server.tenant({ scope: ['read:users', 'write:users'] })
+    const body = 'name,email,role\nAda,ada@bulk.example,member\nBob,bob@bulk.example,admin\n'
+    const response = await post(writer, '/api/v2/users', CSV, body)
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as ErrorBody).error.details[0]!.field).toBe('rows[1].role')
+    expect(await server.sql.count('users', writer.orgId)).toBe(0)
+  })
+
+  it('a list read before the create shows the new records after it (no stale cached page)', async () => {
+    const before = (await (await tenant.fetch('/api/v2/authors?limit=100')).json()) as { data: unknown[] }
+    expect(
+      (await post(tenant, '/api/v2/authors', NDJSON, '{"name":"Cached 1"}\n{"name":"Cached 2"}\n')).status,
+    ).toBe(201)
+    const after = (await (await tenant.fetch('/api/v2/authors?limit=100')).json()) as { data: unknown[] }
+    expect(after.data.length).toBe(before.data.length + 2)
+  })
+
   it('415 for a collection whose creates show a secret (webhook endpoints)', async () => {
     const response = await post(tenant, '/api/v2/webhook-endpoints', CSV, 'url\nhttps://example.com/hook\n')
     expect(response.status).toBe(415)
