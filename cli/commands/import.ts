@@ -71,7 +71,12 @@ function inFile(error: ApiError, chunk: Chunk, imported: number): ApiError {
     const place = `row ${chunk.before + Number(match[1]) + 1} (line ${record.line})`
     return { field: match[2] ? `${place}: ${match[2]}` : place, message }
   })
-  const message = `${error.message.replace(/\s*Nothing was written\.?$/, '')} ${imported} records were imported before this chunk; nothing of it was written.`
+  // The server counts the chunk's rows (`Row 3: ...`); the details say where in the file.
+  const said = error.message
+    .replace(/^Row \d+: /, '')
+    .replace(/[;.]?\s*nothing was written\.?$/i, '')
+    .replace(/\.$/, '')
+  const message = `${said}. ${imported} records were imported before this chunk; nothing of it was written.`
   // new ApiError: the server's error, of its code, in the file's words.
   return Object.assign(new ApiError(error.code, message, { details }), { status: error.status })
 }
