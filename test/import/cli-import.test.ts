@@ -97,7 +97,9 @@ describe('api import COLLECTION FILE (piped)', () => {
     const run = await spawnCli(['import', 'books', file], env)
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('row 1234 (line 1235): pages: must be an integer')
-    expect(run.stderr).toContain('A row is not valid. 1000 records were imported before this chunk; nothing of it was written.')
+    expect(run.stderr).toContain(
+      'A row is not valid. 1000 records were imported before this chunk; nothing of it was written.',
+    )
     expect((await counts(server, tenant.orgId, 'books', 'books')).rows).toBe(1000)
   })
 
