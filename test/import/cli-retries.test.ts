@@ -96,7 +96,10 @@ describe('the progress line on a terminal', () => {
     expect(run.code).toBe(0)
     const redraws = run.stderr.split('\r').filter(Boolean)
     expect(redraws.length).toBeGreaterThanOrEqual(4)
-    expect(redraws.at(-1)).toMatch(/^\[#+\] 40 records {2}\d+\/s {2}100% {2}00:00 left\x1b\[K\n$/)
+    const last = redraws.at(-1)!
+    // ESC [ K: the rest of the terminal's line cleared after each redraw.
+    expect(last.endsWith('\u001b[K\n')).toBe(true)
+    expect(last.slice(0, -4)).toMatch(/^\[#+\] 40 records {2}\d+\/s {2}100% {2}00:00 left$/)
     expect(run.stdout).toMatch(
       /^Imported into products: 40 created, 0 already imported \(4 chunks, [\d.]+ s, [\d,]+ records\/s\)\n$/,
     )
