@@ -12,6 +12,7 @@ const FLAGS = new Set([
   'version',
   'verbose',
   'force',
+  'dry-run',
 ])
 
 /**

@@ -16,6 +16,7 @@ const TAKES_COLLECTION = [
   'delete',
   'query',
   'action',
+  'import',
 ]
 /** Commands whose options include the collection's filters. */
 const TAKES_FILTERS = ['list', 'aggregate', 'delete']

@@ -53,6 +53,28 @@ function requiredItems(schema: Schema, resource: Resource, money: boolean): stri
     .join(' ')
 }
 
+/** A cell of a CSV file for the values `itemsOf` makes: the text after `=` or `:=`, quoted when it must be. */
+function cellOf(item: string): string {
+  const value = item.slice(item.indexOf('=') + 1).replace(/^=/, '')
+  return /[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
+}
+
+/**
+ * A two-line CSV file of the collection's required fields, written by printf: the header as the
+ * version's records name the fields (v2 money as `amount.value`, `amount.currency`), then one row.
+ */
+function csvFile(schema: Schema, resource: Resource, money: boolean, file: string): string {
+  const header: string[] = []
+  const row: string[] = []
+  for (const name of resource.writableFields.filter((f) => resource.fields[f]!.required)) {
+    for (const item of itemsOf(schema, name, resource.fields[name]!, money)) {
+      header.push(item.slice(0, item.search(/:?=/)).replace(/\[(\w+)\]$/, '.$1'))
+      row.push(cellOf(item))
+    }
+  }
+  return `printf '%s\\n' ${quoted(header.join(','))} ${quoted(row.join(','))} > ${file}`
+}
+
 /** The collection examples show: the first declared with a choice to filter on, else any. */
 function featured(schema: Schema): Resource | undefined {
   const declared = schema.resources.filter((r) => !r.service && r.writable && !r.parent)
@@ -115,5 +137,9 @@ export function collectionExamples(schema: Schema, version: string): Record<stri
       ...(key ? [`api query ${name} --sql "SELECT ${key}, count(*) FROM ${name} GROUP BY ${key}"`] : []),
     ],
     action: acting.map((r) => `api action ${r.name} ${r.prefix}_… ${r.actions[0]!.name}`),
+    import: [
+      `${csvFile(schema, resource, money, `${name}.csv`)} && api import ${name} ${name}.csv --dry-run`,
+      `api import ${name} ${name}.csv --chunk-size 1000`,
+    ],
   }
 }

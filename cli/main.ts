@@ -11,6 +11,7 @@ import { login, logout, whoami } from './commands/auth.ts'
 import { batchCommand } from './commands/batch.ts'
 import { conventionCommands } from './commands/conventions.ts'
 import { graphql } from './commands/graphql.ts'
+import { importFile, STDIN_FILE } from './commands/import.ts'
 import { list, listHelp } from './commands/list.ts'
 import { query } from './commands/query.ts'
 import { create, get, remove, write } from './commands/records.ts'
@@ -186,6 +187,25 @@ export async function main(typed: string[], io: Io): Promise<number> {
     .allowUnknownOptions()
     .option('--confirm', 'Confirm deleting many records (asked on a terminal otherwise)')
     .action(run((ctx, spec: string, id: string | undefined, options) => remove(ctx, spec, id, options)))
+  withExamples(
+    cli.command(
+      'import <collection> <file>',
+      'Create records from a CSV or NDJSON file, in chunks (- for stdin)',
+    ),
+    'import',
+  )
+    .option('--format <format>', 'csv or ndjson (default: from the extension .csv, .ndjson, .jsonl)')
+    .option('--chunk-size <n>', 'Records per request, 1-1000 (default 500)')
+    .option('--dry-run', 'Validate every row without writing anything')
+    .action((spec: string, file: string, options: Record<string, unknown>) => {
+      // Its --format names the file's format, not the output's.
+      const { format, ...rest } = options
+      return run((ctx, s: string, f: string, o: Record<string, unknown>) => importFile(ctx, s, f, o))(
+        spec,
+        file,
+        { ...rest, inputFormat: format },
+      )
+    })
   actionCommand(cli, run, schema, examples.action ?? [])
   batchCommand(cli, run)
   webhooksCommand(cli, run)
@@ -250,7 +270,9 @@ export async function main(typed: string[], io: Io): Promise<number> {
     const info = console.info
     console.info = (...parts: unknown[]) => io.stdout(`${parts.join(' ')}\n`)
     try {
-      cli.parse(['bun', 'api', ...argv], { run: false })
+      // The option parser drops a lone `-`; api import reads standard input for it.
+      const args = word === 'import' ? argv.map((arg) => (arg === '-' ? STDIN_FILE : arg)) : argv
+      cli.parse(['bun', 'api', ...args], { run: false })
     } finally {
       console.info = info
     }

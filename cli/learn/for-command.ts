@@ -15,6 +15,7 @@ const LEARNING = new Set([
   'delete',
   'query',
   'action',
+  'import',
   'completion',
 ])
 /** Global options that take a value: the word after one is not the command. */

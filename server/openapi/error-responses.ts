@@ -14,7 +14,7 @@ const MEANING: Record<number, string> = {
   408: 'the request body stopped arriving for 5 s',
   409: "a unique field is taken, other records still refer to this one, or the record's state does not allow the action; a detail names them",
   412: 'If-Match names an ETag the record no longer has; nothing changed',
-  413: 'the request body is larger than 1 MiB (64 KiB for a QUERY)',
+  413: 'the request body is larger than 1 MiB (64 KiB for a QUERY), or a CSV or NDJSON create holds more than 1,000 records',
   414: 'the request target (path and query string) is longer than 8,192 characters',
   415: 'the body is not of a media type this operation reads',
   422: 'the body is well-formed but not valid; a detail per field',

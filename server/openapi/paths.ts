@@ -35,6 +35,14 @@ const words = (name: string) => name.replace(/-/g, ' ').replace(/[A-Z]/g, (c) =>
 /** English's article by sound: "an order", "an address", but "a user". */
 const a = withArticle
 
+const BULK_DESCRIPTION =
+  'A JSON body creates one record. A text/csv or application/x-ndjson body creates up to 1,000 records in one transaction, each validated as a JSON create: all or nothing, an error naming row and field (rows[12].pages). docs/bulk.md, "CSV and NDJSON in".'
+const VALIDATE_ONLY =
+  'With a CSV or NDJSON body: true checks every record (references and unique values too) and writes nothing'
+const CSV_BODY =
+  'RFC 4180: a header row naming the fields as the record shows them (v2 money as amount.value, amount.currency), then one record a row; an empty cell is null for a nullable field and absent otherwise'
+const NDJSON_BODY = 'One JSON object a line, each exactly a JSON create body; blank lines are ignored'
+
 function collectionItem(
   schema: Schema,
   resource: Resource,
@@ -98,13 +106,29 @@ function collectionItem(
       ? `Add ${a(words(resource.singular))} to ${a(parent)}`
       : `Create ${a(words(resource.singular))}`,
     security: scope(resource.scopes.write),
-    parameters: [header('Idempotency-Key', 'Replays the first answer for the same key and body (24 h)')],
-    requestBody: { required: true, content: { 'application/json': { schema: ref(n.create) } } },
+    description: BULK_DESCRIPTION,
+    parameters: [
+      header('Idempotency-Key', 'Replays the first answer for the same key and body (24 h)'),
+      query('validate_only', { type: 'string', enum: ['true', 'false'] }, VALIDATE_ONLY),
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: ref(n.create) },
+        'text/csv': { schema: { type: 'string', description: CSV_BODY } },
+        'application/x-ndjson': { schema: { type: 'string', description: NDJSON_BODY } },
+      },
+    },
     responses: {
+      '200': {
+        description: 'validate_only=true: every record checked, nothing written',
+        content: { 'application/json': { schema: ref('BulkValidated') } },
+      },
       '201': {
-        description: 'Created (or, with Idempotent-Replayed, the first answer for this Idempotency-Key)',
+        description:
+          'Created (or, with Idempotent-Replayed, the first answer for this Idempotency-Key): the record for a JSON body; the new ids in input order for a CSV or NDJSON body',
         headers: headerRefs('Location', 'ETag', 'Last-Modified', 'Accept-Query', 'Idempotent-Replayed'),
-        content: { 'application/json': { schema: ref(n.record) } },
+        content: { 'application/json': { schema: { oneOf: [ref(n.record), ref('BulkCreated')] } } },
       },
       ...errorRefs(400, 401, 403, ...missingParent, 409, 415, 422),
     },

@@ -107,6 +107,27 @@ export function componentSchemas(served: Served, version: ApiVersion): Record<st
         },
       },
     },
+    BulkCreated: {
+      description: 'The records a CSV or NDJSON create made, in input order',
+      type: 'object',
+      required: ['data'],
+      properties: {
+        data: {
+          type: 'array',
+          maxItems: 1000,
+          items: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        },
+      },
+    },
+    BulkValidated: {
+      description: 'A CSV or NDJSON create with validate_only=true: how many records passed every check',
+      type: 'object',
+      required: ['data', 'validated'],
+      properties: {
+        data: { type: 'array', maxItems: 0, items: {} },
+        validated: { type: 'integer', minimum: 1, maximum: 1000 },
+      },
+    },
     Pagination: {
       description: 'Keys depend on the pagination style used (docs/api.md): cursor, keyset, page or offset.',
       type: 'object',

@@ -113,6 +113,22 @@ function fillCallerDefaults(
 }
 
 /**
+ * A create's body validated, its defaults filled (the caller's own too) and its privileged fields
+ * checked: the values to store, before references and unique values are checked in the transaction.
+ */
+export function createValues(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  body: unknown,
+): Record<string, unknown> {
+  const values = validateBody(ctx.schema, resource, body, 'create')
+  fillCallerDefaults(resource, principal, body, values)
+  checkPrivileged(principal, resource, values)
+  return values
+}
+
+/**
  * POST of one record, first phase (server/resources/prepared-write.ts): authorization, the body
  * validated and its defaults filled; `check` runs the resource's hooks' checks (a webhook URL's
  * lookup). `apply` loads the parent, checks references and unique values and inserts the record
@@ -126,9 +142,7 @@ export function prepareCreate(
   parent?: ParentRef,
 ): PreparedWrite<Entity> {
   authorizeWrite(principal, resource)
-  const values = validateBody(ctx.schema, resource, body, 'create')
-  fillCallerDefaults(resource, principal, body, values)
-  checkPrivileged(principal, resource, values)
+  const values = createValues(ctx, principal, resource, body)
   const hooks = ctx.hooks?.get(resource.name)
   return {
     check: async () => await hooks?.check?.(values),

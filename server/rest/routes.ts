@@ -35,6 +35,8 @@ import { prepareCreate, prepareUpdate } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, inVersion, presentationOf, toBase } from '../versions/versions.ts'
 import { readActionBody } from './action-body.ts'
 import { aggregatesTable } from './aggregates-route.ts'
+import { bulkTypeOf } from './bulk-body.ts'
+import { bulkCreate } from './bulk-create.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 import { parentOf } from './parent-of.ts'
@@ -112,6 +114,16 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
   }
   if (!resource.writable || (resource.parent && !nested)) return table
   table.POST = async ({ request, url, params, principal }) => {
+    // CSV and NDJSON bodies create many records at once (docs/bulk.md, "CSV and NDJSON in").
+    const type = bulkTypeOf(request.headers.get('content-type'))
+    if (type)
+      return bulkCreate(engine, version, resource, {
+        request,
+        url,
+        principal,
+        type,
+        parent: parentOf(resource, params),
+      })
     rejectUnknownParams(url.searchParams, NO_PARAMS)
     const body = toBase(version, resource, await readJsonBody(request))
     const key = idempotencyKeyOf(request, url.pathname, body)

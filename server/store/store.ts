@@ -86,6 +86,15 @@ export interface RecordStore {
   ): Promise<boolean>
   /** Inserts a record; returns it as a read would (without reading it back). */
   insert(resource: Resource, record: NewRecord): Promise<Entity>
+  /** Inserts records in input order, in few statements; returns them as a read would. */
+  insertMany(resource: Resource, records: readonly NewRecord[]): Promise<Entity[]>
+  /** Which of `values` records of the organization already hold in the unique field `field`. */
+  takenValues(
+    resource: Resource,
+    orgId: string,
+    field: string,
+    values: readonly unknown[],
+  ): Promise<Set<unknown>>
   /** Sets `values` and the update time of the record `before`; returns it as a read would answer afterwards. */
   update(resource: Resource, before: Entity, values: Record<string, unknown>, now: string): Promise<Entity>
   /**
@@ -115,6 +124,8 @@ export interface RecordStore {
 export interface EventStore {
   /** Appends an event; call inside the transaction of the change it records. */
   append(event: NewEvent): Promise<void>
+  /** Appends events in order, in few statements; call inside the transaction of their changes. */
+  appendMany(events: readonly NewEvent[]): Promise<void>
   /** Where an event sits in the log, and whose it is; null when no event has this id. */
   position(id: string): Promise<{ seq: number; orgId: string } | null>
   /** The position of the newest event of any organization (0 for an empty log). */

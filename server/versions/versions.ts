@@ -78,7 +78,13 @@ export async function inVersion<T>(
   }
 }
 
-function errorInVersion(version: ApiVersion, resource: Resource, body: unknown, error: unknown): unknown {
+/** An engine's error about `body` (a request `toBase` translated) with its details in the version's words. */
+export function errorInVersion(
+  version: ApiVersion,
+  resource: Resource,
+  body: unknown,
+  error: unknown,
+): unknown {
   if (!(error instanceof ApiError) || error.details.length === 0) return error
   if (!body || typeof body !== 'object' || Array.isArray(body)) return error
   const changes = version.changes.filter((change) => applies(change, resource))

@@ -2,6 +2,7 @@ import { events } from '../../../shared/resources/events.ts'
 import { serializeRow } from '../columns.ts'
 import type { Executor } from '../executor.ts'
 import type { EventLog } from '../sql/groups.ts'
+import { insertRecords } from '../sql/insert-many.ts'
 import { insertRow, type Row } from '../sql/records.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
 
@@ -18,11 +19,23 @@ import type { Entity, EventFilter, NewEvent } from '../types.ts'
  */
 export const EVENT_ORDER_LOCK = 7_461_001
 
-async function append(x: Executor, event: NewEvent): Promise<void> {
-  await x.get('SELECT pg_advisory_xact_lock(?)', [EVENT_ORDER_LOCK])
+/** An event as the row of `events`. */
+const rowOf = (event: NewEvent) => {
   const { id, orgId, now, type, resource, resourceId, data, actor, requestId } = event
   const values = { type, resource, resourceId, data, actorType: actor?.type, actorId: actor?.id, requestId }
-  await insertRow(x, events, { id, orgId, now, values })
+  return { id, orgId, now, values }
+}
+
+async function append(x: Executor, event: NewEvent): Promise<void> {
+  await x.get('SELECT pg_advisory_xact_lock(?)', [EVENT_ORDER_LOCK])
+  await insertRow(x, events, rowOf(event))
+}
+
+/** Appends events in order with multi-row INSERTs, under the event-order lock taken once. */
+async function appendMany(x: Executor, list: readonly NewEvent[]): Promise<void> {
+  if (list.length === 0) return
+  await x.get('SELECT pg_advisory_xact_lock(?)', [EVENT_ORDER_LOCK])
+  await insertRecords(x, events, list.map(rowOf), false)
 }
 
 async function position(x: Executor, id: string): Promise<{ seq: number; orgId: string } | null> {
@@ -62,4 +75,4 @@ async function after(
   return rows.map((row) => ({ seq: Number(row.seq), entity: serializeRow(events, row) }))
 }
 
-export const POSTGRES_EVENT_LOG: EventLog = { append, position, last, after }
+export const POSTGRES_EVENT_LOG: EventLog = { append, appendMany, position, last, after }

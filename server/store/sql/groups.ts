@@ -16,6 +16,7 @@ import {
   setClientScope,
 } from './clients.ts'
 import { findAnswer, lockKey, purgeExpiredIdempotencyKeys, saveAnswer } from './idempotency.ts'
+import { insertRecords, takenValues } from './insert-many.ts'
 import { insertFirstKey, insertKey, liveKeys } from './keys.ts'
 import { listUsers, roleOfUser, userById, usersByEmail } from './login-users.ts'
 import {
@@ -106,6 +107,7 @@ export const PURGES: Record<ExpiringKind, (x: Executor, now: number, limit: numb
 /** The event log's statements, which differ by backend: how a position is kept in commit order. */
 export interface EventLog {
   append(x: Executor, event: NewEvent): Promise<void>
+  appendMany(x: Executor, events: readonly NewEvent[]): Promise<void>
   position(x: Executor, id: string): Promise<{ seq: number; orgId: string } | null>
   last(x: Executor): Promise<number>
   after(
@@ -152,6 +154,8 @@ export function txOver(x: Executor, backend: Backend): Tx {
       uniqueTaken: (resource, orgId, field, value, exceptId) =>
         uniqueTaken(x, resource, orgId, field, value, exceptId),
       insert: (resource, record) => insertRecord(x, resource, record),
+      insertMany: (resource, records) => insertRecords(x, resource, records),
+      takenValues: (resource, orgId, field, values) => takenValues(x, resource, orgId, field, values),
       update: (resource, before, values, now) => updateFields(x, resource, before, values, now),
       transition: (resource, before, change, now) => transitionRecord(x, resource, before, change, now),
       remove: (resource, id) => removeRecord(x, resource, id),
@@ -165,6 +169,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
     },
     events: {
       append: (event) => events.append(x, event),
+      appendMany: (list) => events.appendMany(x, list),
       position: (id) => events.position(x, id),
       last: () => events.last(x),
       after: (orgId, range, filter, limit) => events.after(x, orgId, range, filter, limit),

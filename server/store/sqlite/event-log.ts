@@ -2,6 +2,7 @@ import { events } from '../../../shared/resources/events.ts'
 import { serializeRow } from '../columns.ts'
 import type { Executor } from '../executor.ts'
 import type { EventLog } from '../sql/groups.ts'
+import { insertRecords } from '../sql/insert-many.ts'
 import { insertRow, type Row } from '../sql/records.ts'
 import type { Entity, EventFilter, NewEvent } from '../types.ts'
 
@@ -14,11 +15,21 @@ import type { Entity, EventFilter, NewEvent } from '../types.ts'
  * with an event id, which is looked up here again.
  */
 
-/** Appends an event; call inside the transaction of the change it records. */
-async function append(x: Executor, event: NewEvent): Promise<void> {
+/** An event as the row of `events`. */
+const rowOf = (event: NewEvent) => {
   const { id, orgId, now, type, resource, resourceId, data, actor, requestId } = event
   const values = { type, resource, resourceId, data, actorType: actor?.type, actorId: actor?.id, requestId }
-  await insertRow(x, events, { id, orgId, now, values })
+  return { id, orgId, now, values }
+}
+
+/** Appends an event; call inside the transaction of the change it records. */
+async function append(x: Executor, event: NewEvent): Promise<void> {
+  await insertRow(x, events, rowOf(event))
+}
+
+/** Appends events in order with multi-row INSERTs. */
+async function appendMany(x: Executor, list: readonly NewEvent[]): Promise<void> {
+  await insertRecords(x, events, list.map(rowOf), false)
 }
 
 /** Where an event sits in the log, and whose it is; null when no event has this id. */
@@ -64,4 +75,4 @@ async function after(
 }
 
 /** SQLite's event log: positions are rowids, in commit order under the one writer lock. */
-export const SQLITE_EVENT_LOG: EventLog = { append, position, last, after }
+export const SQLITE_EVENT_LOG: EventLog = { append, appendMany, position, last, after }

@@ -65,6 +65,10 @@ export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport,
       await SQLITE_EVENT_LOG.append(x, event)
       bump(event.orgId)
     },
+    appendMany: async (x, list) => {
+      await SQLITE_EVENT_LOG.appendMany(x, list)
+      for (const orgId of new Set(list.map((event) => event.orgId))) bump(orgId)
+    },
   }
   const backend = { events, schema, lastChanges: new StampedCache<string | null>(changes) }
   // Admin work outside the statements waits for an open transaction like any statement.
