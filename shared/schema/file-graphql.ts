@@ -33,6 +33,8 @@ interface Collection {
   enums: readonly string[]
   objects: readonly string[]
   actions: readonly string[]
+  /** Whether it has an integer field (its aggregates then have `sum` and `avg`). */
+  integers: boolean
 }
 
 /** Every GraphQL name a collection gives, each with its place. */
@@ -44,6 +46,15 @@ export function graphqlNamesOf(c: Collection, at: (...keys: string[]) => string)
     { name: `query field ${camelCase(c.name.replace(/-/g, '_'))}`, at: at() },
     ...c.enums.map((f) => ({ name: `type ${type}${pascal(f)}`, at: at('fields', f) })),
     ...c.objects.map((o) => ({ name: `type ${type}${pascal(o)}`, at: at() })),
+    // Its aggregates (server/graphql/aggregate-types.ts).
+    { name: `query field ${camelCase(c.name.replace(/-/g, '_'))}Aggregate`, at: at() },
+    ...[
+      'GroupBy',
+      'Aggregate',
+      'AggregateKey',
+      'AggregateBounds',
+      ...(c.integers ? ['AggregateSum', 'AggregateAvg'] : []),
+    ].map((suffix) => ({ name: `type ${type}${suffix}`, at: at('singular') })),
   ]
   if (c.writable)
     for (const mode of ['create', 'update', 'replace'])
@@ -67,6 +78,7 @@ export const serviceCollection = (r: Resource): Collection => ({
   enums: Object.keys(r.fields).filter((f) => r.fields[f]!.kind === 'enum'),
   objects: Object.keys(r.objects),
   actions: r.actions.map((a) => a.name),
+  integers: Object.values(r.fields).some((f) => f.kind === 'integer'),
 })
 
 const declaredCollection = (name: string, d: ResourceDeclaration): Collection => ({
@@ -76,6 +88,7 @@ const declaredCollection = (name: string, d: ResourceDeclaration): Collection =>
   enums: Object.keys(d.fields).filter((f) => d.fields[f]!.type === 'enum'),
   objects: [],
   actions: Object.keys(d.actions ?? {}).filter((a) => a !== '$comment'),
+  integers: Object.values(d.fields).some((f) => f.type === 'integer'),
 })
 
 /** The names inside one record type: its fields, the relations of its references, its nested collections. */
