@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core'
+import { type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
 
 /** Debian's Chromium (`apt-get install chromium`); .ci/run installs it. */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -63,4 +63,18 @@ export function startClientSite(pages: Record<string, string> = {}) {
     },
   })
   return { origin: `http://127.0.0.1:${server.port}`, received, stop: () => server.stop(true) }
+}
+
+/**
+ * Scrolls the page down until `selector` is on it. The API reference virtualizes its operations
+ * once a document has 150 of them: only those near the viewport are rendered, as a reader sees them.
+ */
+export async function scrollUntilShown(page: Page, selector: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  const target = page.locator(selector).first()
+  while (!(await target.isVisible())) {
+    if (Date.now() > deadline) throw new Error(`${selector} is not on the page after scrolling`)
+    await page.mouse.wheel(0, 600)
+    await Bun.sleep(50)
+  }
 }
