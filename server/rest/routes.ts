@@ -4,42 +4,37 @@ import { isId } from '../../shared/ids.ts'
 import { parseListParams } from '../../shared/query/list-params.ts'
 import { PAGINATION_PARAMS, rejectUnknownParams } from '../../shared/query/pagination.ts'
 import { parseSearchParams } from '../../shared/query/search-params.ts'
-import { parseShape, SHAPE_PARAMS, shapeParamsOf } from '../../shared/query/shape.ts'
+import { parseShape, SHAPE_PARAMS } from '../../shared/query/shape.ts'
 import type { ListQuery } from '../../shared/query/types.ts'
-import type { Action, Resource } from '../../shared/resources/index.ts'
+import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import type { TokenVerifier } from '../auth/tokens.ts'
 import { batchTable } from '../batch/endpoint.ts'
 import { readJsonBody } from '../http/body.ts'
-import { conditionalJson, representation } from '../http/conditional.ts'
-import { entityTag, parseTagList } from '../http/etag.ts'
-import { allowedMethods, type MethodTable, pickHandler, type RouteRequest } from '../http/method-table.ts'
+import { conditionalJson } from '../http/conditional.ts'
+import { allowedMethods, type MethodTable, pickHandler } from '../http/method-table.ts'
 import { edgeStateOf } from '../http/request-state.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
-import { errorResponse, JSON_TYPE, noContent } from '../http/responses.ts'
+import { errorResponse, noContent } from '../http/responses.ts'
 import { requireListFormat } from '../http/tabular.ts'
 import { queryHandler, storedQueryTable, storedResultTable } from '../query/handlers.ts'
 import { listRepresentation } from '../query/list-answer.ts'
 import { listColumns } from '../query/list-columns.ts'
 import { ACCEPT_AGGREGATE_QUERY, ACCEPT_QUERY } from '../query/media.ts'
-import { prepareAction } from '../resources/actions.ts'
 import type { EngineContext } from '../resources/context.ts'
-import { prepareBulkDelete, prepareDelete } from '../resources/deletes.ts'
-import { runIdempotent, type StoredResponse } from '../resources/idempotency.ts'
+import { prepareBulkDelete } from '../resources/deletes.ts'
+import { runIdempotent } from '../resources/idempotency.ts'
 import { listPage } from '../resources/list-page.ts'
-import type { Precondition } from '../resources/precondition.ts'
 import { runWrite } from '../resources/prepared-write.ts'
-import { type Entity, getRecord } from '../resources/reads.ts'
-import { columnsFor, resolveShape, shapedLastModified, shapeRecords } from '../resources/shape.ts'
-import { prepareCreate, prepareUpdate } from '../resources/writes.ts'
+import { prepareCreate } from '../resources/writes.ts'
 import { type ApiVersion, fromBase, inVersion, presentationOf, toBase } from '../versions/versions.ts'
-import { readActionBody } from './action-body.ts'
 import { aggregatesTable } from './aggregates-route.ts'
 import { bulkTypeOf } from './bulk-body.ts'
 import { bulkCreate } from './bulk-create.ts'
 import { cachedRead, type ReadRoute, readRoute } from './cached-read.ts'
 import { idempotencyKeyOf, idempotentResponse } from './idempotency.ts'
 import { parentOf } from './parent-of.ts'
+import { actionTable, entityAnswer, revealsSecrets, singletonTable } from './record-routes.ts'
 
 interface RestDeps {
   engine: EngineContext
@@ -56,8 +51,6 @@ const QUERY_FORMATS = { 'Accept-Query': ACCEPT_QUERY }
 
 const NO_PARAMS = new Set<string>()
 const NOT_FOR_BULK_DELETE = [...PAGINATION_PARAMS, ...SHAPE_PARAMS, 'sort']
-/** A singleton's GET takes what shapes the record, nothing else. */
-const SHAPE_ONLY = new Set<string>(SHAPE_PARAMS)
 
 /** Bulk delete takes `confirm` and the collection's filters, nothing that pages or sorts. */
 function bulkDeleteQuery(schema: Schema, resource: Resource, url: URL): ListQuery {
@@ -74,9 +67,6 @@ function bulkDeleteQuery(schema: Schema, resource: Resource, url: URL): ListQuer
   }
   return parsed.query
 }
-
-/** Its answers to writes may show a secret (`revealed`): kept sealed for an Idempotency-Key's replay. */
-const revealsSecrets = (resource: Resource) => Object.keys(resource.revealed).length > 0
 
 function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nested: boolean): MethodTable {
   const { engine, version } = deps
@@ -152,121 +142,6 @@ function collectionTable(prefix: string, resource: Resource, deps: RestDeps, nes
     return noContent({ 'Deleted-Count': String(count) })
   }
   return table
-}
-
-/**
- * The request's `If-Match`, compared by the engine inside the write's transaction with the tag this
- * version's GET hands out for the record as it is then.
- */
-function preconditionOf(
-  request: Request,
-  represent: (entity: Entity) => Record<string, unknown>,
-): Precondition | undefined {
-  const header = request.headers.get('if-match')
-  if (header === null) return undefined
-  return { ifMatch: parseTagList(header), tagOf: (entity) => entityTag(JSON.stringify(represent(entity))) }
-}
-
-/** A record as the answer to a write, with the ETag a following If-Match can use. */
-function entityAnswer(
-  status: number,
-  entity: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): StoredResponse {
-  const body = JSON.stringify(entity)
-  return {
-    status,
-    headers: {
-      'Content-Type': JSON_TYPE,
-      ETag: entityTag(body),
-      'Last-Modified': new Date(entity.updatedAt as string).toUTCString(),
-      ...headers,
-    },
-    body,
-  }
-}
-
-function singletonTable(resource: Resource, deps: RestDeps): MethodTable {
-  const { engine, version } = deps
-  // If-Match compares the tag of this version's representation, the one its GET handed out.
-  const represent = (entity: Record<string, unknown>) => fromBase(engine.schema, version, resource, entity)
-  const presentation = presentationOf(engine.schema, version)
-  const id = (params: Record<string, string>, url: URL) => {
-    rejectUnknownParams(url.searchParams, NO_PARAMS)
-    return params.id!
-  }
-  const table: MethodTable = {
-    GET: readRoute(async ({ url, params, principal }) => {
-      rejectUnknownParams(url.searchParams, SHAPE_ONLY)
-      const given = shapeParamsOf(url.searchParams)
-      // Checked before the record is read: a bad field is 400 and an expansion the token may not read 403.
-      const shape = given && resolveShape(engine.schema, principal, resource, presentation, given)
-      const columns = shape && columnsFor(presentation, resource, shape)
-      const entity = await getRecord(
-        engine,
-        principal,
-        resource,
-        params.id!,
-        parentOf(resource, params),
-        columns,
-      )
-      const updatedAt = entity.updatedAt as string
-      if (!shape) return representation(represent(entity), updatedAt)
-      const [body] = await shapeRecords(engine, principal, resource, presentation, [entity], shape)
-      return representation(body, await shapedLastModified(engine, principal, shape, updatedAt))
-    }),
-  }
-  if (!resource.writable) return table
-  const update =
-    (mode: 'replace' | 'patch') =>
-    async ({ request, url, params, principal }: RouteRequest) => {
-      const body = toBase(version, resource, await readJsonBody(request))
-      const parent = parentOf(resource, params)
-      const precondition = preconditionOf(request, represent)
-      const entity = await inVersion(version, resource, body, () =>
-        runWrite(
-          engine,
-          prepareUpdate(engine, principal, resource, id(params, url), body, mode, parent, precondition),
-        ),
-      )
-      const { body: text, ...init } = entityAnswer(200, represent(entity))
-      return new Response(text, init)
-    }
-  table.PUT = update('replace')
-  table.PATCH = update('patch')
-  table.DELETE = async ({ request, url, params, principal }) => {
-    const parent = parentOf(resource, params)
-    const precondition = preconditionOf(request, represent)
-    await runWrite(engine, prepareDelete(principal, resource, id(params, url), parent, precondition))
-    return noContent()
-  }
-  return table
-}
-
-/**
- * `POST /{collection}/{id}/{action}`: 200 with the whole changed record, replayed for a repeated
- * `Idempotency-Key` as a create is; `If-Match` compares the tag this version's GET handed out.
- */
-function actionTable(resource: Resource, action: Action, deps: RestDeps): MethodTable {
-  const { engine, version } = deps
-  const represent = (entity: Record<string, unknown>) => fromBase(engine.schema, version, resource, entity)
-  return {
-    POST: async ({ request, url, params, principal }) => {
-      rejectUnknownParams(url.searchParams, NO_PARAMS)
-      const body = await readActionBody(request)
-      const key = idempotencyKeyOf(request, url.pathname, body)
-      const write = prepareAction(principal, resource, action, params.id!, preconditionOf(request, represent))
-      const answer = await runIdempotent(
-        engine,
-        principal,
-        key,
-        write,
-        (entity) => entityAnswer(200, represent(entity)),
-        revealsSecrets(resource),
-      )
-      return idempotentResponse(answer)
-    },
-  }
 }
 
 /** Mounts every declared resource under `prefix` (`/api/v1`): collections, singletons and nested paths. */
@@ -353,14 +228,18 @@ export function mountRest(app: AnyElysia, prefix: string, deps: RestDeps): void 
     mount(`${prefix}/${resource.name}`, collectionTable(prefix, resource, deps, false), resource)
     // Before `/:id`: the router prefers the fixed segment anyway, but the order says so.
     mountAggregates(`${prefix}/${resource.name}`, resource, false)
-    mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps), resource)
+    mount(`${prefix}/${resource.name}/:id`, singletonTable(resource, deps.engine, deps.version), resource)
     for (const action of resource.actions)
-      mount(`${prefix}/${resource.name}/:id/${action.name}`, actionTable(resource, action, deps), resource)
+      mount(
+        `${prefix}/${resource.name}/:id/${action.name}`,
+        actionTable(resource, action, deps.engine, deps.version),
+        resource,
+      )
     if (resource.parent) {
       const base = `${prefix}/${resource.parent.collection}/:id/${resource.name}`
       mount(base, collectionTable(prefix, resource, deps, true), resource, true)
       mountAggregates(base, resource, true)
-      mount(`${base}/:childId`, singletonTable(resource, deps), resource, true)
+      mount(`${base}/:childId`, singletonTable(resource, deps.engine, deps.version), resource, true)
     }
   }
 }
