@@ -15,7 +15,7 @@ const SECTION = README.slice(
   README.indexOf('## The server: `api-server`'),
 )
 // The blocks are indented under their list items.
-const [INIT = '', SERVE = '', USE = ''] = [...SECTION.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+const [INIT = '', SERVE = '', USE = '', BULK = ''] = [...SECTION.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
   m[1]!.replace(/^ {3}/gm, '').trim(),
 )
 const dir = tempDir('api-readme-five-')
@@ -40,8 +40,9 @@ async function bash(script: string, env: Record<string, string> = {}) {
 }
 
 describe.if(jqAvailable)("README's own API in five minutes", () => {
-  it('has its three blocks', () => {
+  it('has its four blocks', () => {
     expect(INIT).toBe('api-server init library.json')
+    expect(BULK).toContain('api import books books.csv')
     expect(SERVE).toStartWith('api-server serve --schema library.json')
     expect(USE).toContain('api login')
   })
@@ -80,6 +81,28 @@ describe.if(jqAvailable)("README's own API in five minutes", () => {
       expect(run.stdout).toContain('"status":"lent"')
       expect(run.stdout).toContain('"year":1974')
       expect(run.stdout).toContain('"name":"Ursula K. Le Guin"')
+
+      // Step 5, in bulk: the import, the aggregate, the export and the batch.
+      const env = { API_CLIENT_ID: client.client_id, API_CLIENT_SECRET: client.client_secret }
+      const bulk = await bash(`export API_URL=${server.url}\n${BULK}`, env)
+      expect(bulk.stderr).not.toContain('error')
+      expect(bulk.status).toBe(0)
+      // The import's summary line, the groups (a JSON array, a group a line), the batch's answer.
+      const lines = bulk.stdout.trim().split('\n')
+      const imported = JSON.parse(lines[0]!)
+      const groups = JSON.parse(lines.slice(1, -1).join('\n'))
+      const batch = JSON.parse(lines.at(-1)!)
+      expect(imported).toMatchObject({ created: 2, alreadyImported: 0 })
+      // The Dispossessed (387 pages) lent; the two imported books available.
+      expect(groups).toEqual([
+        { status: 'available', count: 2, sum: { pages: 463 } },
+        { status: 'lent', count: 1, sum: { pages: 387 } },
+      ])
+      expect(batch.results.map((r: { status: number }) => r.status)).toEqual([201, 201])
+      const exported = readFileSync(join(dir, 'books-export.csv'), 'utf8').split('\r\n')
+      expect(exported[0]).toStartWith('id,title,')
+      expect(exported.filter((line) => line.includes('Lavinia')).length).toBe(1)
+      expect(exported.length).toBe(1 + 3 + 1)
     } finally {
       await server.stop()
     }
