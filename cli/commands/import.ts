@@ -4,7 +4,13 @@ import { ApiError } from '../../shared/errors.ts'
 import type { Context } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import { parseBody } from '../http.ts'
-import { type ImportTally, progressLine, summaryLine, summaryOf } from '../import/progress.ts'
+import {
+  type ImportTally,
+  interruptedLine,
+  progressLine,
+  summaryLine,
+  summaryOf,
+} from '../import/progress.ts'
 import { type FileRecord, formatOfName, type InputFormat, RecordSplitter } from '../import/records.ts'
 import { parseTarget } from '../resources.ts'
 
@@ -173,10 +179,17 @@ export async function importFile(
       size += record.text.length + 1
     }
   }
-  for await (const piece of pieces(file)) await take(splitter.push(piece.text), piece.bytes)
-  await take(splitter.end(), 0)
-  await flush()
-  await settled()
+  // Before the exit every command gets on Ctrl-C (cli/main.ts): say how far the import got.
+  const interrupted = () => io.stderr(`${io.stderrIsTTY ? '\n' : ''}${interruptedLine(tally, dryRun)}\n`)
+  process.prependListener('SIGINT', interrupted)
+  try {
+    for await (const piece of pieces(file)) await take(splitter.push(piece.text), piece.bytes)
+    await take(splitter.end(), 0)
+    await flush()
+    await settled()
+  } finally {
+    process.off('SIGINT', interrupted)
+  }
   if (tally.chunks === 0)
     throw new UsageError(`${file === STDIN_FILE ? 'standard input' : file} holds no records`)
   draw(true)

@@ -57,3 +57,14 @@ export function summaryLine(t: ImportTally, nowMs: number, collection: string, d
     return `${COUNT.format(t.validated)} rows valid for ${collection} (nothing written; ${t.chunks} chunks, ${seconds.toFixed(1)} s)`
   return `Imported into ${collection}: ${COUNT.format(t.created)} created, ${COUNT.format(t.already)} already imported (${t.chunks} chunks, ${seconds.toFixed(1)} s, ${rate})`
 }
+
+/**
+ * What Ctrl-C leaves on stderr: how far the import got, and that running it again goes on (its
+ * chunks' keys replay what is in, so nothing is created twice).
+ */
+export function interruptedLine(t: ImportTally, dryRun: boolean): string {
+  const done = dryRun
+    ? `${COUNT.format(t.validated)} rows validated`
+    : `${COUNT.format(t.created + t.already)} records in`
+  return `interrupted: ${done} (${t.chunks} chunks); run the same command again to go on, nothing is created twice`
+}

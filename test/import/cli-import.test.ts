@@ -75,6 +75,9 @@ describe('api import COLLECTION FILE (piped)', () => {
     for (let i = 0; i < 400 && (await authorsNamed('interrupted')).total < 200; i++) await Bun.sleep(25)
     child.kill('SIGINT')
     expect(await child.exited).toBe(130)
+    expect(await new Response(child.stderr).text()).toMatch(
+      /^interrupted: [\d,]+ records in \(\d+ chunks\); run the same command again to go on, nothing is created twice\n$/,
+    )
     const partial = (await authorsNamed('interrupted')).total
     expect(partial).toBeGreaterThan(0)
     expect(partial).toBeLessThan(3000)
