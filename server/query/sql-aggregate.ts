@@ -16,7 +16,7 @@ import type { Condition } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { aggregateText, functionArgs, functionName, HavingTranslator, readAggregate } from './sql-having.ts'
-import { describe, isNode, readLimit, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import { describe, isNode, readLimit, type SqlNode, sortSpecification, sqlProblem } from './sql-nodes.ts'
 
 /**
  * `SELECT key, ..., count(*), sum(f), ... FROM c [WHERE ...] [GROUP BY key, ...] [HAVING ...]
@@ -179,13 +179,7 @@ export class AggregateReader {
     if (items.length > MAX_SORT_KEYS) throw sqlProblem(`ORDER BY takes at most ${MAX_SORT_KEYS} keys`, clause)
     const keys: AggregateSortKey[] = []
     for (const entry of items) {
-      const item =
-        isNode(entry) && entry.type !== 'sort_specification'
-          ? { type: 'sort_specification', expr: entry }
-          : entry
-      if (!isNode(item) || item.type !== 'sort_specification')
-        throw sqlProblem('ORDER BY takes keys or aggregates', item)
-      if (item.nullHandlingKw) throw sqlProblem('NULLS FIRST and NULLS LAST are not allowed', item)
+      const item = sortSpecification(entry, 'keys or aggregates')
       const descending = isNode(item.direction) && item.direction.type === 'sort_direction_desc'
       const aggregate = readAggregate(this.resource, this.column, item.expr)
       let sortKey: AggregateSortKey

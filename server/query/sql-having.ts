@@ -4,7 +4,7 @@ import { coerceFilterValue, type QueryField, queryField, snakeName } from '../..
 import { MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH } from '../../shared/query/filter-expression.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
-import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import { describe, isNode, joined, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
 
 /**
  * The five aggregate functions of SQL bodies and the HAVING conditions on them, read from the
@@ -96,16 +96,8 @@ export class HavingTranslator {
     }
     if (node.type !== 'binary_expr') throw sqlProblem(`${describe(node)} is not allowed in HAVING`, node)
     const op = operatorName(node.operator)
-    if (op === 'AND' || op === 'OR') {
-      const kind = op === 'AND' ? 'and' : 'or'
-      const conditions: HavingCondition[] = []
-      for (const side of [node.left, node.right]) {
-        const part = this.condition(side, depth)
-        if (part.kind === kind) conditions.push(...part.conditions)
-        else conditions.push(part)
-      }
-      return { kind, conditions }
-    }
+    if (op === 'AND' || op === 'OR')
+      return joined(op, [node.left, node.right], (side) => this.condition(side, depth))
     const comparison = COMPARISONS[op]
     if (!comparison)
       throw sqlProblem(

@@ -67,3 +67,31 @@ function wholeNumber(node: unknown, min: number, max: number, what: string): num
     throw sqlProblem(`${what} takes a whole number from ${min} to ${max}`, node)
   return value
 }
+
+/**
+ * An ORDER BY item as a sort specification (a bare expression is one with no direction); `takes`
+ * says what the clause takes, for the error. NULLS FIRST and LAST are refused: null's place is fixed.
+ */
+export function sortSpecification(entry: unknown, takes: string): SqlNode {
+  const item =
+    isNode(entry) && entry.type !== 'sort_specification' ? { type: 'sort_specification', expr: entry } : entry
+  if (!isNode(item) || item.type !== 'sort_specification') throw sqlProblem(`ORDER BY takes ${takes}`, item)
+  if (item.nullHandlingKw) throw sqlProblem('NULLS FIRST and NULLS LAST are not allowed', item)
+  return item
+}
+
+/** `a AND b` (or OR) as one condition of that kind, nested ones of the same kind flattened into it. */
+export function joined<C extends { kind: string }>(
+  op: 'AND' | 'OR',
+  sides: unknown[],
+  read: (side: unknown) => C,
+): { kind: 'and' | 'or'; conditions: C[] } {
+  const kind = op === 'AND' ? 'and' : 'or'
+  const conditions: C[] = []
+  for (const side of sides) {
+    const part = read(side)
+    if (part.kind === kind) conditions.push(...(part as unknown as { conditions: C[] }).conditions)
+    else conditions.push(part)
+  }
+  return { kind, conditions }
+}

@@ -7,7 +7,7 @@ import {
 } from '../../shared/query/filter-expression.ts'
 import type { Comparison, Condition, FieldFunction } from '../../shared/query/types.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
-import { describe, isNode, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import { describe, isNode, joined, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
 
 const COMPARISONS: Record<string, Comparison> = {
   '=': 'eq',
@@ -81,16 +81,8 @@ export class WhereTranslator {
 
   private binary(node: SqlNode, depth: number): Condition {
     const op = operatorName(node.operator)
-    if (op === 'AND' || op === 'OR') {
-      const kind = op === 'AND' ? 'and' : 'or'
-      const conditions: Condition[] = []
-      for (const side of [node.left, node.right]) {
-        const part = this.condition(side, depth)
-        if (part.kind === kind) conditions.push(...part.conditions)
-        else conditions.push(part)
-      }
-      return { kind, conditions }
-    }
+    if (op === 'AND' || op === 'OR')
+      return joined(op, [node.left, node.right], (side) => this.condition(side, depth))
     const comparison = COMPARISONS[op]
     if (comparison) {
       const leftIsColumn = !isLiteral(node.left)

@@ -13,7 +13,15 @@ import type { Schema } from '../../shared/schema/schema.ts'
 import type { ParsedAggregateQuery } from './aggregates.ts'
 import { malformed } from './media.ts'
 import { AggregateReader, isAggregateSelect } from './sql-aggregate.ts'
-import { describe, isNode, operatorName, readLimit, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import {
+  describe,
+  isNode,
+  operatorName,
+  readLimit,
+  type SqlNode,
+  sortSpecification,
+  sqlProblem,
+} from './sql-nodes.ts'
 import { scanSql } from './sql-scan.ts'
 import { WhereTranslator } from './sql-where.ts'
 
@@ -240,13 +248,7 @@ class SelectReader {
     const keys: SortKey[] = []
     for (const entry of items) {
       // `ORDER BY amount` without a direction is the bare column.
-      const item =
-        isNode(entry) && entry.type !== 'sort_specification'
-          ? { type: 'sort_specification', expr: entry }
-          : entry
-      if (!isNode(item) || item.type !== 'sort_specification')
-        throw sqlProblem('ORDER BY takes column names', item)
-      if (item.nullHandlingKw) throw sqlProblem('NULLS FIRST and NULLS LAST are not allowed', item)
+      const item = sortSpecification(entry, 'column names')
       if (!isNode(item.expr) || (item.expr.type !== 'identifier' && item.expr.type !== 'member_expr'))
         throw sqlProblem(`ORDER BY takes column names; ${describe(item.expr)} is not allowed`, item.expr)
       const { field } = this.column(item.expr, sortable, 'sorted by')
