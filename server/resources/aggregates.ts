@@ -8,12 +8,11 @@ import type {
 import type { Resource } from '../../shared/resources/index.ts'
 import { type Principal, requireScope } from '../auth/tokens.ts'
 import type { SortValue } from '../store/types.ts'
-import { loadParent } from './access.ts'
 import type { EngineContext, ParentRef } from './context.ts'
 import { type ListAnswer, pageBody } from './list-page.ts'
 import type { Presentation } from './presentation.ts'
-import { type Pagination, paginationOf } from './reads.ts'
-import { lastVisibleChange, visibilityConditions } from './visibility.ts'
+import { type Pagination, paginationOf, scopedConditions } from './reads.ts'
+import { lastVisibleChange } from './visibility.ts'
 
 /** What to aggregate: the collection, the query, and the nested path it came through. */
 interface AggregateRequest {
@@ -71,12 +70,7 @@ export async function aggregateGroups(
   { resource, query, parent }: AggregateRequest,
 ): Promise<AggregateResult> {
   requireScope(principal, resource.scopes.read)
-  const where = [...query.where]
-  if (parent) {
-    await loadParent(engine, principal, resource, parent)
-    where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
-  }
-  const visible = [...where, ...visibilityConditions(engine.schema, principal, resource, where)]
+  const { where, visible } = await scopedConditions(engine, principal, resource, query.where, parent)
   const order = stableGroupOrder(query)
   // An order by an aggregate not shown (a SQL body's) is computed too, and left out of the answer.
   const computed = [...query.aggregates]

@@ -94,6 +94,26 @@ export function paginationOf(
   }
 }
 
+/**
+ * The conditions of a list or an aggregate: the client's (`where`, with the nested path's parent,
+ * checked first: 404 or 403), which cursors are bound to, and `visible`, those and what the
+ * principal may see, applied on every page.
+ */
+export async function scopedConditions(
+  ctx: EngineContext,
+  principal: Principal,
+  resource: Resource,
+  given: readonly Condition[],
+  parent: ParentRef | undefined,
+): Promise<{ where: Condition[]; visible: Condition[] }> {
+  const where = [...given]
+  if (parent) {
+    await loadParent(ctx, principal, resource, parent)
+    where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
+  }
+  return { where, visible: [...where, ...visibilityConditions(ctx.schema, principal, resource, where)] }
+}
+
 export async function listRecords(
   ctx: EngineContext,
   principal: Principal,
@@ -104,13 +124,7 @@ export async function listRecords(
   columns?: readonly string[],
 ): Promise<ListResult> {
   requireScope(principal, resource.scopes.read)
-  const where = [...query.where]
-  if (parent) {
-    await loadParent(ctx, principal, resource, parent)
-    where.push({ kind: 'compare', field: resource.parent!.field, op: 'eq', value: parent.id })
-  }
-  // Bound into cursors is the client's query; what the principal may see is applied on every page.
-  const visible = [...where, ...visibilityConditions(ctx.schema, principal, resource, where)]
+  const { where, visible } = await scopedConditions(ctx, principal, resource, query.where, parent)
   // Worked out once: the store's ORDER BY takes these keys as they are.
   const keys = stableOrder(query.sort)
   const sortValues = (entity: Entity) => ctx.store.records.sortValues(resource, entity, keys)
