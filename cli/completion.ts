@@ -6,7 +6,7 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const
 export type Shell = (typeof SHELLS)[number]
 
 /** Commands whose first argument is a collection. */
-const TAKES_COLLECTION = [
+export const TAKES_COLLECTION = [
   'list',
   'aggregate',
   'get',
@@ -17,7 +17,7 @@ const TAKES_COLLECTION = [
   'query',
   'action',
   'import',
-]
+] as const
 /** Commands whose options include the collection's filters. */
 const TAKES_FILTERS = ['list', 'aggregate', 'delete']
 /** What follows a command word that is not a collection. */

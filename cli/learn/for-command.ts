@@ -1,23 +1,12 @@
 /** Which commands learn the server's collections before they run, and how (cli/learn/learn.ts). */
 import { createSchema, type Schema } from '../../shared/schema/schema.ts'
+import { TAKES_COLLECTION } from '../completion.ts'
 import { makeContext } from '../context.ts'
 import type { Io } from '../io.ts'
 import { learnSchema } from './learn.ts'
 
 /** Commands that name a collection, and `completion`, which lists them: they learn the server's. */
-const LEARNING = new Set([
-  'list',
-  'aggregate',
-  'get',
-  'create',
-  'update',
-  'replace',
-  'delete',
-  'query',
-  'action',
-  'import',
-  'completion',
-])
+const LEARNING = new Set<string>([...TAKES_COLLECTION, 'completion'])
 /** Global options that take a value: the word after one is not the command. */
 const VALUED = new Set(['--format', '--timeout', '--api-version', '--profile'])
 
