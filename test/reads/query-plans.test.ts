@@ -2,11 +2,12 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import type { Principal } from '../../server/auth/tokens.ts'
 import { CursorCodec } from '../../server/resources/cursor.ts'
 import { listRecords } from '../../server/resources/reads.ts'
-import { type Database, migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
+import { migrateDatabase, openDatabase } from '../../server/store/sqlite/db.ts'
 import { sqliteStore } from '../../server/store/sqlite/store.ts'
 import type { PageRequest, SortValue } from '../../server/store/types.ts'
 import type { Condition, ListQuery, SortKey } from '../../shared/query/types.ts'
 import { exampleSchema, type Resource } from '../../shared/resources/index.ts'
+import { expectIndexed, type Statement, spied } from '../support/query-plans.ts'
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()
@@ -14,36 +15,6 @@ const SCHEMA = exampleSchema()
 const db = openDatabase(':memory:')
 await migrateDatabase(db, exampleSchema())
 afterAll(() => db.close())
-
-interface Statement {
-  sql: string
-  params: unknown[]
-}
-
-/** The database as the store sees it, recording the text and parameters of every statement run. */
-function spied(target: Database): { db: Database; statements: Statement[] } {
-  const statements: Statement[] = []
-  const run = new Set<PropertyKey>(['all', 'get', 'run', 'values', 'iterate'])
-  const query = (sql: string) =>
-    new Proxy(target.query(sql), {
-      get(statement, name) {
-        const value = Reflect.get(statement, name, statement)
-        if (typeof value !== 'function') return value
-        return (...params: unknown[]) => {
-          if (run.has(name)) statements.push({ sql, params })
-          return value.apply(statement, params)
-        }
-      },
-    })
-  const proxy = new Proxy(target, {
-    get(database, name) {
-      if (name === 'query') return query
-      const value = Reflect.get(database, name, database)
-      return typeof value === 'function' ? value.bind(database) : value
-    },
-  })
-  return { db: proxy, statements }
-}
 
 /** The SQL selectPage runs for `request`, and SQLite's plan for it, one detail per line. */
 async function planOf(
@@ -64,14 +35,6 @@ async function planOf(
 }
 
 const DEFAULT: SortKey[] = [{ field: 'createdAt', descending: true }]
-const ORG_SCAN = /^SCAN (?!\w+_fts VIRTUAL TABLE)/
-
-/** Every table access is a SEARCH or goes through an index; FTS5 tables answer MATCH from their own index. */
-function expectIndexed({ sql, plan }: { sql: string; plan: string[] }) {
-  const unindexed = plan.filter((d) => ORG_SCAN.test(d) && !/USING (COVERING )?INDEX/.test(d))
-  expect({ sql, unindexed }).toEqual({ sql, unindexed: [] })
-}
-
 function expectNoSort({ sql, plan }: { sql: string; plan: string[] }) {
   expect({ sql, plan: plan.filter((d) => d.includes('TEMP B-TREE')) }).toEqual({ sql, plan: [] })
 }
