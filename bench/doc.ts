@@ -9,6 +9,8 @@ type Section =
   | 'size'
   | 'schema'
   | 'writes'
+  | 'aggregates'
+  | 'import'
   | 'export'
   | 'targets'
   | 'targets-wrk'

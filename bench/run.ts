@@ -1,22 +1,24 @@
 /**
  * `npm run bench`: every performance target in one run. First the product's order list and GET by
  * id against a raw Bun.serve + bun:sqlite baseline over the same database; then the writes
- * (bench/writes.ts), the 90/10 mix (bench/mix.ts) and the list by collection size (bench/size.ts);
- * then the table of targets. Writes docs/performance.md.
+ * (bench/writes.ts), the 90/10 mix (bench/mix.ts), the list by collection size (bench/size.ts) and
+ * the bulk benchmarks (bench/bulk.ts: aggregates over 1,000,000 orders, `api import` of 100,000
+ * rows, a page as CSV against JSON); then the table of targets. Writes docs/performance.md.
  *
  * `-- --wrk` uses Debian's wrk instead of autocannon for the reads (`apt-get install -y wrk`).
- * `-- --postgres` runs the reads on PostgreSQL against a raw Bun.sql baseline (the writes, the mix
- * and the sizes are SQLite's). `-- --reads` stops after the reads (their rows of the targets still written).
+ * `-- --postgres` runs the reads on PostgreSQL against a raw Bun.sql baseline (the writes, the mix,
+ * the sizes and the bulk benchmarks are SQLite's, and not run). `-- --reads` stops after the reads
+ * (their rows of the targets still written).
  */
 import { readFileSync } from 'node:fs'
 import { cpus, release, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { benchTenant, DATABASE_FILE, ensureDatabase, ORDERS_PER_ORG, ORGS } from './build-database.ts'
+import { BULK_WORKLOADS } from './bulk.ts'
 import { writeResults } from './doc.ts'
 import { benchGraphQL, GRAPHQL_TARGET } from './graphql.ts'
 import type { LoadTool } from './load.ts'
 import { measureEndpoint, type Schedule } from './measure.ts'
-import { runMix } from './mix.ts'
 import { postgresBench } from './postgres.ts'
 import { BUN, clientToken, replicas, type ServerProcess, startServer } from './processes.ts'
 import {
@@ -27,9 +29,8 @@ import {
   textTable,
   verdicts,
 } from './report.ts'
-import { runSize } from './size.ts'
+import { otherRows, sqliteRows } from './sqlite-rows.ts'
 import { readRows, type TargetRow, targetsMarkdown, targetsText } from './targets.ts'
-import { sqliteWrites, WRITE_TARGET } from './writes.ts'
 import { hasWrk } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -112,12 +113,16 @@ function runInfo(tool: LoadTool): RunInfo {
   }
 }
 
+const USAGE = 'usage: npm run bench [-- --wrk] [-- --postgres] [-- --reads]'
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help')) {
+    const rows = ROW_ORDER.map((name) => `  ${name}`).join('\n')
+    console.log(`${USAGE}\n\nMeasures these targets and writes them into docs/performance.md:\n${rows}`)
+    return 0
+  }
   const unknown = argv.filter((arg) => arg !== '--wrk' && arg !== '--postgres' && arg !== '--reads')
-  if (unknown.length > 0)
-    throw new Error(
-      `unknown argument ${unknown[0]} (usage: npm run bench [-- --wrk] [-- --postgres] [-- --reads])`,
-    )
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]} (${USAGE})`)
   const onPostgres = argv.includes('--postgres')
   const tool: LoadTool = argv.includes('--wrk') ? 'wrk' : 'autocannon'
   if (tool === 'wrk' && !hasWrk()) throw new Error('wrk is not installed (apt-get install -y wrk)')
@@ -240,52 +245,8 @@ const ROW_ORDER = [
   'GraphQL list',
   'peak RSS / start RSS',
   'PostgreSQL list and GET by id',
+  ...BULK_WORKLOADS,
 ]
-
-/** The write, mix and size benchmarks (SQLite), one after the other, as target rows. */
-async function sqliteRows(): Promise<TargetRow[]> {
-  const writes = await sqliteWrites()
-  const mix = await runMix()
-  const size = await runSize()
-  return [
-    {
-      workload: 'POST with Idempotency-Key + event',
-      target: `>= ${Math.round(WRITE_TARGET * 100)}% of the raw insert baseline`,
-      measured: `${Math.round(writes.full * 100)}% (\`--durability full\`, the default); ${Math.round(writes.fast * 100)}% with \`fast\``,
-      met: writes.full >= WRITE_TARGET,
-    },
-    {
-      workload: '90% reads / 10% writes, cache on',
-      target: '>= 1.0 x the same mix with `--no-cache`, 0 stale reads',
-      measured: `${Math.round(mix.ratio * 100)}%, ${mix.stale} stale of ${mix.checks} checked writes`,
-      met: mix.ratio >= 1 && mix.stale === 0,
-    },
-    {
-      workload: 'list p50, 10k -> 1M orders, first page and page 1,000',
-      target: 'within 20% of each other',
-      measured: `the slowest ${Math.round((size.spread - 1) * 100)}% above the fastest; \`include_total\` at 1M: ${size.totalMs.toFixed(1)} ms`,
-      met: size.spread <= 1.2,
-    },
-  ]
-}
-
-/** The rows of the write, mix and size benchmarks when this run did not measure them, saying why. */
-function otherRows(why: string): TargetRow[] {
-  const elsewhere = (workload: string, target: string): TargetRow => ({
-    workload,
-    target,
-    measured: why,
-    met: null,
-  })
-  return [
-    elsewhere(
-      'POST with Idempotency-Key + event',
-      `>= ${Math.round(WRITE_TARGET * 100)}% of the raw insert baseline`,
-    ),
-    elsewhere('90% reads / 10% writes, cache on', '>= 1.0 x the same mix with `--no-cache`, 0 stale reads'),
-    elsewhere('list p50, 10k -> 1M orders, first page and page 1,000', 'within 20% of each other'),
-  ]
-}
 
 main(process.argv.slice(2)).then(
   (status) => process.exit(status),
