@@ -90,6 +90,7 @@ export function joined<C extends { kind: string }>(
   const conditions: C[] = []
   for (const side of sides) {
     const part = read(side)
+    // A condition of kind and/or holds its parts in `conditions` (Condition and HavingCondition alike).
     if (part.kind === kind) conditions.push(...(part as unknown as { conditions: C[] }).conditions)
     else conditions.push(part)
   }
