@@ -44,6 +44,9 @@ export function checkValue(served: Schema, field: Field, value: unknown): string
         ? null
         : `must be ${withArticle(target.singular)} id (${target.prefix}_…)`
     }
+    case 'timestamp':
+      if (typeof value !== 'string') return 'must be a string'
+      return Value.Check(field.schema, value) ? null : FORMAT_MESSAGES['date-time']!
     default:
       return Value.Check(field.schema, value) ? null : 'is not valid'
   }
@@ -54,6 +57,9 @@ export function checkValue(served: Schema, field: Field, value: unknown): string
  * read-only fields are rejected, never ignored; `replace` resets omitted fields to null or their
  * default (contract: PUT is a full replacement).
  */
+/** An RFC 3339 date-time (checked) as the UTC instant it names, to the millisecond. */
+const utc = (value: string) => new Date(value).toISOString()
+
 export function validateBody(
   schema: Schema,
   resource: Resource,
@@ -76,7 +82,9 @@ export function validateBody(
     } else {
       const problem = checkValue(schema, field, value)
       if (problem) details.push({ field: name, message: problem })
-      else values[name] = value
+      // A timestamp is kept in UTC (`Z`), as createdAt is: its sort, filters and day buckets
+      // compare the text, which an offset (`+02:00`) would put in another order and day.
+      else values[name] = field.kind === 'timestamp' && typeof value === 'string' ? utc(value) : value
     }
   }
   if (mode !== 'patch') {

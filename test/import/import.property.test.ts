@@ -45,8 +45,8 @@ function expected(field: (typeof FIELDS)[number], text: string): unknown {
     case 'kind':
       return text === '' ? 'small' : text
     case 'madeAt':
-      // As a JSON create stores it: the text given (the date-time check is the create's own).
-      return text === '' ? null : text
+      // As a JSON create stores it: the instant given, in UTC (the date-time check is the create's own).
+      return text === '' ? null : new Date(text).toISOString()
     default:
       return text === '' ? null : JSON.parse(text)
   }
