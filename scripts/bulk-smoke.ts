@@ -10,6 +10,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { smokePort } from './smoke-port.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const cliBinary = resolve(process.argv[3] ?? 'dist/api')
@@ -28,7 +29,7 @@ const run = (args: string[]) => {
   return result.stdout.toString()
 }
 
-const port = 20000 + Math.floor(Math.random() * 20000)
+const port = smokePort()
 const url = `http://127.0.0.1:${port}`
 
 /** Runs the compiled `api` with the smoke client's credentials; its stdout, or a throw unless it exits `status`. */

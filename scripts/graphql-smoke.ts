@@ -12,6 +12,7 @@ import { createClient as createSseClient } from 'graphql-sse'
 import { createClient as createWsClient } from 'graphql-ws'
 import { pluralField, typeName } from '../server/graphql/names.ts'
 import { exampleSchema } from '../shared/resources/index.ts'
+import { smokePort } from './smoke-port.ts'
 
 /** What the binary serves without a schema file. */
 const RESOURCES = exampleSchema().resources
@@ -31,7 +32,7 @@ const run = (...args: string[]) => {
 type Json = any
 
 const step = (message: string) => console.log(`graphql-smoke: ${message}`)
-const port = 20000 + Math.floor(Math.random() * 20000)
+const port = smokePort()
 const url = `http://127.0.0.1:${port}`
 let server: ReturnType<typeof Bun.spawn> | undefined
 

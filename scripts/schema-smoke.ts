@@ -10,6 +10,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { smokePort } from './smoke-port.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const cliBinary = resolve(process.argv[3] ?? 'dist/api')
@@ -54,7 +55,7 @@ const editBooks = (edit: (fields: Record<string, unknown>) => void) => {
 }
 
 // One port for every start: the tokens' issuer is the server's address.
-const port = 20000 + Math.floor(Math.random() * 20000)
+const port = smokePort()
 
 /** `serve` until `body` is done, then SIGTERM and a clean exit. */
 async function serving(body: (url: string) => Promise<void>) {

@@ -6,6 +6,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { smokePort } from './smoke-port.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const dir = mkdtempSync(join(tmpdir(), 'api-smoke-'))
@@ -28,7 +29,7 @@ try {
     client_id: string
     client_secret: string
   }
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = smokePort()
   const server = Bun.spawn([join(dir, 'api-server'), 'serve', '--port', String(port)], {
     cwd: dir,
     stdout: 'pipe',
