@@ -3,7 +3,7 @@
  * /tmp, reused while it holds the expected orders. Made by the product's own migrate, then filled
  * with multi-row INSERTs: a million orders through the engine would take the better part of an hour.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { systemPrincipal } from '../server/admin/system.ts'
 import { CursorCodec } from '../server/resources/cursor.ts'
@@ -13,6 +13,7 @@ import { sqliteStore } from '../server/store/sqlite/store.ts'
 import { newId } from '../shared/ids.ts'
 import { exampleSchema } from '../shared/resources/index.ts'
 import { users } from '../shared/resources/users.ts'
+import { orderCount } from './build-database.ts'
 
 export const ORDERS = 1_000_000
 /** A second organization's orders, so that the organization condition has something to leave out. */
@@ -23,18 +24,6 @@ const STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled']
 const CURRENCIES = ['EUR', 'USD', 'GBP']
 const START = Date.UTC(2025, 0, 1)
 export const STEP_MS = 30_000
-
-function orderCount(path: string): number {
-  if (!existsSync(path)) return -1
-  const db = openDatabase(path)
-  try {
-    return (db.query('SELECT count(*) AS n FROM orders').get() as { n: number }).n
-  } catch {
-    return -1
-  } finally {
-    db.close()
-  }
-}
 
 /** Inserts `count` orders of one organization, 30 s apart, in one transaction. */
 function insertOrders(db: ReturnType<typeof openDatabase>, orgId: string, userId: string, count: number) {

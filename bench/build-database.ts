@@ -69,7 +69,9 @@ async function fillStore(store: Store): Promise<void> {
   }
 }
 
-function orderCount(path: string): number {
+/** How many orders the bench database at `path` holds; -1 when it is missing or unreadable. */
+export function orderCount(path: string): number {
+  if (!existsSync(path)) return -1
   const db = openDatabase(path)
   try {
     return (db.query('SELECT count(*) AS n FROM orders').get() as { n: number }).n
@@ -85,7 +87,7 @@ function orderCount(path: string): number {
  * next to it and moved into place, so an interrupted build never leaves a half-filled cache.
  */
 export async function ensureDatabase(path: string, log: (line: string) => void): Promise<void> {
-  if (existsSync(path) && orderCount(path) === ORGS * ORDERS_PER_ORG) {
+  if (orderCount(path) === ORGS * ORDERS_PER_ORG) {
     log(`reusing ${path}`)
     return
   }

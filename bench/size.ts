@@ -6,11 +6,12 @@
  */
 
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { newId } from '../shared/ids.ts'
 import { valuesOf } from '../test/support/example.ts'
+import { orderCount } from './build-database.ts'
 import { writeResults } from './doc.ts'
 import {
   adminCommand,
@@ -42,18 +43,6 @@ const STEP_MS = 30_000
 
 const log = (line: string) => console.log(`bench:size: ${line}`)
 const file = (orders: number) => join(ROOT, `bench/.cache/orders-1x${orders}.db`)
-
-function orderCount(path: string): number {
-  if (!existsSync(path)) return -1
-  const db = new Database(path, { readonly: true })
-  try {
-    return (db.query('SELECT count(*) AS n FROM orders').get() as { n: number }).n
-  } catch {
-    return -1
-  } finally {
-    db.close()
-  }
-}
 
 /**
  * A database with one organization, one user and `orders` orders (created 30 s apart, statuses

@@ -10,7 +10,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
-import { smokePort } from './smoke-port.ts'
+import { runCompiledCli, type SmokeClient, smokePort } from './smoke-support.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const cliBinary = resolve(process.argv[3] ?? 'dist/api')
@@ -32,22 +32,11 @@ const run = (args: string[]) => {
 const port = smokePort()
 const url = `http://127.0.0.1:${port}`
 
-/** Runs the compiled `api` with the smoke client's credentials; its stdout, or a throw unless it exits `status`. */
-function api(credentials: { client_id: string; client_secret: string }, args: string[], status = 0) {
-  const result = Bun.spawnSync([cliBinary, ...args], {
-    cwd: dir,
-    env: {
-      PATH: '/usr/bin:/bin',
-      XDG_CONFIG_HOME: join(dir, 'config'),
-      API_URL: url,
-      API_CLIENT_ID: credentials.client_id,
-      API_CLIENT_SECRET: credentials.client_secret,
-    },
-  })
-  if (result.exitCode !== status)
-    throw new Error(`api ${args.join(' ')} exited ${result.exitCode}: ${result.stderr.toString()}`)
+/** Runs the compiled `api` with the smoke client's credentials; its output, or a throw unless it exits `status`. */
+function api(client: SmokeClient, args: string[], status = 0) {
+  const output = runCompiledCli({ binary: cliBinary, dir, url, client }, args, status)
   step(`api ${args.join(' ')} -> exit ${status}`)
-  return { stdout: result.stdout.toString(), stderr: result.stderr.toString() }
+  return output
 }
 
 let child: ReturnType<typeof Bun.spawn> | undefined

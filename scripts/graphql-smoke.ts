@@ -12,7 +12,7 @@ import { createClient as createSseClient } from 'graphql-sse'
 import { createClient as createWsClient } from 'graphql-ws'
 import { pluralField, typeName } from '../server/graphql/names.ts'
 import { exampleSchema } from '../shared/resources/index.ts'
-import { smokePort } from './smoke-port.ts'
+import { smokePort } from './smoke-support.ts'
 
 /** What the binary serves without a schema file. */
 const RESOURCES = exampleSchema().resources

@@ -10,7 +10,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { smokePort } from './smoke-port.ts'
+import { runCompiledCli, type SmokeClient, smokePort } from './smoke-support.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const cliBinary = resolve(process.argv[3] ?? 'dist/api')
@@ -19,21 +19,10 @@ const server = join(dir, 'api-server')
 copyFileSync(binary, server)
 
 /** Runs the compiled `api` against `url` with the smoke client's credentials; its JSON output. */
-const api = (url: string, credentials: { client_id: string; client_secret: string }, args: string[]) => {
-  const result = Bun.spawnSync([cliBinary, ...args], {
-    cwd: dir,
-    env: {
-      PATH: '/usr/bin:/bin',
-      XDG_CONFIG_HOME: join(dir, 'config'),
-      API_URL: url,
-      API_CLIENT_ID: credentials.client_id,
-      API_CLIENT_SECRET: credentials.client_secret,
-    },
-  })
-  if (result.exitCode !== 0)
-    throw new Error(`api ${args.join(' ')} exited ${result.exitCode}: ${result.stderr.toString()}`)
+const api = (url: string, client: SmokeClient, args: string[]) => {
+  const { stdout } = runCompiledCli({ binary: cliBinary, dir, url, client }, args)
   step(`api ${args.join(' ')} -> exit 0`)
-  return result.stdout.toString()
+  return stdout
 }
 const FILE = 'api.schema.json'
 const env = { PATH: '/usr/bin:/bin', API_SCHEMA: FILE }

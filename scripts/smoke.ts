@@ -6,7 +6,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { smokePort } from './smoke-port.ts'
+import { smokePort } from './smoke-support.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
 const dir = mkdtempSync(join(tmpdir(), 'api-smoke-'))

@@ -4,7 +4,18 @@ import { coerceFilterValue, type QueryField, queryField, snakeName } from '../..
 import { MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH } from '../../shared/query/filter-expression.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
-import { describe, isNode, joined, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import {
+  describe,
+  isNode,
+  joined,
+  MIRRORED,
+  operatorName,
+  SQL_COMPARISONS,
+  type SqlNode,
+  sqlProblem,
+} from './sql-nodes.ts'
+
+type HavingOp = Extract<HavingCondition, { kind: 'compare' }>['op']
 
 /**
  * The five aggregate functions of SQL bodies and the HAVING conditions on them, read from the
@@ -55,20 +66,6 @@ export function readAggregate(resource: Resource, column: Column, node: unknown)
   return { fn, field: field.name }
 }
 
-const COMPARISONS: Record<string, HavingOp> = {
-  '=': 'eq',
-  '==': 'eq',
-  '!=': 'ne',
-  '<>': 'ne',
-  '<': 'lt',
-  '<=': 'lte',
-  '>': 'gt',
-  '>=': 'gte',
-}
-type HavingOp = Extract<HavingCondition, { kind: 'compare' }>['op']
-// `5 < count(*)` is `count(*) > 5`.
-const FLIPPED: Record<HavingOp, HavingOp> = { eq: 'eq', ne: 'ne', lt: 'gt', lte: 'gte', gt: 'lt', gte: 'lte' }
-
 /** Turns a HAVING expression into the aggregate query's condition tree. */
 export class HavingTranslator {
   private comparisons = 0
@@ -98,7 +95,7 @@ export class HavingTranslator {
     const op = operatorName(node.operator)
     if (op === 'AND' || op === 'OR')
       return joined(op, [node.left, node.right], (side) => this.condition(side, depth))
-    const comparison = COMPARISONS[op]
+    const comparison = SQL_COMPARISONS[op]
     if (!comparison)
       throw sqlProblem(
         `the operator ${op} is not allowed in HAVING (allowed: = != <> < <= > >= AND OR NOT [NOT] BETWEEN)`,
@@ -109,7 +106,7 @@ export class HavingTranslator {
     const aggregate = this.aggregate(leftIsCall ? node.left : node.right)
     return this.compare(
       aggregate,
-      leftIsCall ? comparison : FLIPPED[comparison],
+      leftIsCall ? comparison : MIRRORED[comparison],
       leftIsCall ? node.right : node.left,
     )
   }

@@ -96,3 +96,28 @@ export function joined<C extends { kind: string }>(
   }
   return { kind, conditions }
 }
+
+/** The comparisons a SQL body may write, WHERE and HAVING alike. */
+type SqlComparison = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'
+
+/** A SQL body's comparison operators (the parser's spelling) as the internal query's. */
+export const SQL_COMPARISONS: Readonly<Record<string, SqlComparison>> = {
+  '=': 'eq',
+  '==': 'eq',
+  '!=': 'ne',
+  '<>': 'ne',
+  '<': 'lt',
+  '<=': 'lte',
+  '>': 'gt',
+  '>=': 'gte',
+}
+
+/** Each comparison seen from its other side: `5 < amount` is `amount > 5`. */
+export const MIRRORED: Readonly<Record<SqlComparison, SqlComparison>> = {
+  eq: 'eq',
+  ne: 'ne',
+  lt: 'gt',
+  lte: 'gte',
+  gt: 'lt',
+  gte: 'lte',
+}

@@ -7,29 +7,17 @@ import {
 } from '../../shared/query/filter-expression.ts'
 import type { Comparison, Condition, FieldFunction } from '../../shared/query/types.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
-import { describe, isNode, joined, operatorName, type SqlNode, sqlProblem } from './sql-nodes.ts'
+import {
+  describe,
+  isNode,
+  joined,
+  MIRRORED,
+  operatorName,
+  SQL_COMPARISONS,
+  type SqlNode,
+  sqlProblem,
+} from './sql-nodes.ts'
 
-const COMPARISONS: Record<string, Comparison> = {
-  '=': 'eq',
-  '==': 'eq',
-  '!=': 'ne',
-  '<>': 'ne',
-  '<': 'lt',
-  '<=': 'lte',
-  '>': 'gt',
-  '>=': 'gte',
-}
-// `5 < amount` is `amount > 5`.
-const FLIPPED: Record<Comparison, Comparison> = {
-  eq: 'eq',
-  ne: 'ne',
-  lt: 'gt',
-  lte: 'gte',
-  gt: 'lt',
-  gte: 'lte',
-  like: 'like',
-  in: 'in',
-}
 const FUNCTIONS: readonly FieldFunction[] = ['lower', 'upper', 'length']
 const TEXT_KINDS = new Set(['text', 'enum', 'reference', 'timestamp'])
 
@@ -83,7 +71,7 @@ export class WhereTranslator {
     const op = operatorName(node.operator)
     if (op === 'AND' || op === 'OR')
       return joined(op, [node.left, node.right], (side) => this.condition(side, depth))
-    const comparison = COMPARISONS[op]
+    const comparison = SQL_COMPARISONS[op]
     if (comparison) {
       const leftIsColumn = !isLiteral(node.left)
       const ref = this.columnRef(leftIsColumn ? node.left : node.right)
@@ -91,7 +79,7 @@ export class WhereTranslator {
       const literal = this.literal(other)
       if (literal.value === null)
         throw sqlProblem(`'${op} NULL' is never true in SQL; write IS NULL or IS NOT NULL`, other)
-      return this.compare(ref, leftIsColumn ? comparison : FLIPPED[comparison], literal, other)
+      return this.compare(ref, leftIsColumn ? comparison : MIRRORED[comparison], literal, other)
     }
     if (op === 'IS' || op === 'IS NOT') {
       const ref = this.columnRef(node.left)
