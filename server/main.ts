@@ -234,10 +234,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
           'warning: without --redis every replica counts rate limits on its own (a client may send the limit to each)',
         )
       const metricsToken = optionalText(options, 'metrics-token', argv) ?? io.env.API_METRICS_TOKEN
-      // Compared with what a scraper sends: a blank one would be no protection at all.
-      if (metricsToken !== undefined && !/^\S{16,}$/.test(metricsToken))
+      // Sent as a bearer token (RFC 6750's token68 characters); a short one would be guessed.
+      if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,}=*$/.test(metricsToken))
         throw new UsageError(
-          '--metrics-token must be at least 16 characters without spaces (env API_METRICS_TOKEN)',
+          '--metrics-token must be at least 16 letters, digits or -._~+/ (env API_METRICS_TOKEN; openssl rand -hex 32 makes one)',
         )
       const dbListen = optionalText(options, 'db-listen', argv) ?? io.env.API_DB_LISTEN
       if (dbListen !== undefined && !(isPostgresUrl(dbListen) && isPostgresUrl(dbOf(options))))

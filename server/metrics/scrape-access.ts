@@ -1,15 +1,7 @@
 import { constantTimeEqual, sha256Hex } from '../../shared/crypto.ts'
+import { bearerTokenOf } from '../auth/tokens.ts'
 import { clientAddress } from '../http/client-address.ts'
 import { isLoopback } from '../http/tls.ts'
-
-/** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, the token; nothing after it. */
-const BEARER = /^bearer +(\S+)$/i
-
-/** The token of an `Authorization: Bearer` header, or undefined for any other header (or none). */
-export function bearerToken(header: string | null): string | undefined {
-  if (header === null) return undefined
-  return BEARER.exec(header.trim())?.[1]
-}
 
 /**
  * Who may read `/metrics` (docs/operations.md, "Metrics"): a client on this machine (its address,
@@ -23,7 +15,7 @@ export function scrapeAccess(metricsToken: string | undefined): (request: Reques
   return (request) => {
     if (isLoopback(clientAddress(request))) return true
     if (expected === undefined) return false
-    const given = bearerToken(request.headers.get('authorization'))
+    const given = bearerTokenOf(request.headers.get('authorization'))
     return given !== undefined && constantTimeEqual(new TextEncoder().encode(sha256Hex(given)), expected)
   }
 }

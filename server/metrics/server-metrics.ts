@@ -33,6 +33,11 @@ export class ServerMetrics {
   readonly registry = new Registry()
   private routes = new RouteTemplates([])
   private readonly mayScrape: (request: Request) => boolean
+  /**
+   * Each label set's counter and histogram, found once: prom-client checks and hashes the labels
+   * on every call otherwise. As bounded as the labels themselves.
+   */
+  private readonly series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>()
   private readonly requests = new Counter({
     name: 'api_http_requests_total',
     help: 'Requests answered, by route template, method and status.',
@@ -102,8 +107,17 @@ export class ServerMetrics {
     // `/metrics` is no route of the router: its answers to a reader allowed count under it, and a
     // refusal (404) counts as the unknown path it pretends to be.
     if (route === UNMATCHED && path === METRICS_PATH && status !== 404) route = METRICS_PATH
-    this.requests.labels(route, method, String(status)).inc()
-    this.latency.labels(route, method, `${Math.floor(status / 100)}xx`).observe(seconds)
+    const key = `${route} ${method} ${status}`
+    let series = this.series.get(key)
+    if (series === undefined) {
+      series = {
+        count: this.requests.labels(route, method, String(status)),
+        time: this.latency.labels(route, method, `${Math.floor(status / 100)}xx`),
+      }
+      this.series.set(key, series)
+    }
+    series.count.inc()
+    series.time.observe(seconds)
   }
 
   /** A response-cache lookup: answered from memory (`hit`) or not. */

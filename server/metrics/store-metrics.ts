@@ -35,6 +35,8 @@ export function registerStoreMetrics(registry: Registry, store: Store): void {
     buckets: STATEMENT_BUCKETS,
     registers: [registry],
   })
+  // Every kind from the start, so that a rate over each exists before its first statement.
+  for (const kind of ['read', 'write', 'transaction']) statements.zero({ backend, kind })
   const kinds = {
     read: statements.labels(backend, 'read'),
     write: statements.labels(backend, 'write'),
