@@ -8,7 +8,7 @@ import { scrapeAccess } from './scrape-access.ts'
 import { registerStoreMetrics } from './store-metrics.ts'
 
 /** The path Prometheus scrapes; its own requests are counted under it. */
-export const METRICS_PATH = '/metrics'
+const METRICS_PATH = '/metrics'
 
 const SCRAPE_METHODS = ['GET', 'HEAD', 'OPTIONS']
 
@@ -16,7 +16,7 @@ const SCRAPE_METHODS = ['GET', 'HEAD', 'OPTIONS']
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /** What a webhook attempt came to: delivered, to be tried again, or given up. */
-export type AttemptOutcome = 'succeeded' | 'pending' | 'failed'
+type AttemptOutcome = 'succeeded' | 'pending' | 'failed'
 
 interface MetricsOptions {
   store: Store

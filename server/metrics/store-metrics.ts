@@ -3,7 +3,7 @@ import type { Store } from '../store/store.ts'
 import type { WebhookBacklog } from '../store/types.ts'
 
 /** Deliveries counted per state at a scrape, at most: one short index range each, however large the backlog. */
-export const DELIVERY_COUNT_CAP = 100_000
+const DELIVERY_COUNT_CAP = 100_000
 
 /** Statement latency, from a tenth of a millisecond (SQLite's reads) to seconds (a lock waited for). */
 const STATEMENT_BUCKETS = [

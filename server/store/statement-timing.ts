@@ -2,7 +2,7 @@ import type { SqlParam } from './dialect.ts'
 import type { Executor } from './executor.ts'
 
 /** What a call to the database did: read rows, changed them, or was a whole transaction. */
-export type StatementKind = 'read' | 'write' | 'transaction'
+type StatementKind = 'read' | 'write' | 'transaction'
 
 /**
  * How long the store's calls to the database take, and how many hold a connection now

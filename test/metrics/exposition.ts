@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 
 /** Debian's `prometheus` package's checker (`apt-get install prometheus`); .ci/run installs it. */
-export const PROMTOOL = '/usr/bin/promtool'
+const PROMTOOL = '/usr/bin/promtool'
 
 /**
  * Whether the promtool checks run. Without promtool they are skipped with a message on a
