@@ -18,6 +18,28 @@ const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** What a webhook attempt came to: delivered, to be tried again, or given up. */
 type AttemptOutcome = 'succeeded' | 'pending' | 'failed'
 
+/**
+ * prom-client's default metrics (CPU, memory, file descriptors, event-loop lag) describe the
+ * process, not a server: they are made once per process, on a registry of their own (never the
+ * global one), and shown beside each server's. Made per server, each would start an event-loop
+ * monitor of its own, a 10 ms timer that outlives the server.
+ */
+let processRegistry: Registry | undefined
+function processMetrics(): Registry {
+  if (processRegistry) return processRegistry
+  processRegistry = new Registry()
+  collectDefaultMetrics({ register: processRegistry })
+  // prom-client names three gauges `_total`, a suffix Prometheus keeps for counters (promtool's
+  // lint refuses them); the same numbers, by type, stay in their namesakes without it.
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    processRegistry.removeSingleMetric(name)
+  return processRegistry
+}
+
 interface MetricsOptions {
   store: Store
   /** `--metrics-token`: a bearer token that may read `/metrics` from anywhere. */
@@ -30,7 +52,9 @@ interface MetricsOptions {
  * "Metrics"). Every label is bounded: routes are the router's templates, or `unmatched`.
  */
 export class ServerMetrics {
-  readonly registry = new Registry()
+  private readonly registry = new Registry()
+  /** This server's families and the process's, as a scrape shows them. */
+  private readonly exposed: Registry
   private routes = new RouteTemplates([])
   private readonly mayScrape: (request: Request) => boolean
   /**
@@ -73,15 +97,6 @@ export class ServerMetrics {
 
   constructor(options: MetricsOptions) {
     this.mayScrape = scrapeAccess(options.token)
-    collectDefaultMetrics({ register: this.registry })
-    // prom-client names three gauges `_total`, a suffix Prometheus keeps for counters (promtool's
-    // lint refuses them); the same numbers, by type, stay in their namesakes without it.
-    for (const name of [
-      'nodejs_active_handles_total',
-      'nodejs_active_requests_total',
-      'nodejs_active_resources_total',
-    ])
-      this.registry.removeSingleMetric(name)
     new Gauge({
       name: 'api_build_info',
       help: 'The running build: always 1, its version and runtime in the labels.',
@@ -94,6 +109,7 @@ export class ServerMetrics {
     this.rateLimited.inc(0)
     for (const outcome of ['succeeded', 'pending', 'failed'] as const) this.attempts.labels(outcome).inc(0)
     registerStoreMetrics(this.registry, options.store)
+    this.exposed = Registry.merge([this.registry, processMetrics()])
   }
 
   /** The router's paths (route templates), known once every route is mounted. */
@@ -147,10 +163,10 @@ export class ServerMetrics {
   private async exposition(method: string): Promise<Response> {
     if (method === 'OPTIONS') return noContent({ Allow: SCRAPE_METHODS.join(', ') })
     if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(SCRAPE_METHODS)
-    const text = await this.registry.metrics()
+    const text = await this.exposed.metrics()
     return new Response(method === 'HEAD' ? null : text, {
       headers: {
-        'Content-Type': this.registry.contentType,
+        'Content-Type': this.exposed.contentType,
         'Content-Length': String(Buffer.byteLength(text)),
         'Cache-Control': 'no-store',
       },
