@@ -15,6 +15,7 @@ import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
 import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
 import { errorResponse, json, noContent } from './http/responses.ts'
+import { ServerMetrics } from './metrics/server-metrics.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
 import { mountDocs } from './openapi/docs-page.ts'
@@ -62,6 +63,8 @@ interface AppOptions {
   resolveTimeoutMs?: number
   /** MiB of record reads' answers kept (server/http/response-cache.ts); 0 turns the cache off (`--no-cache`). */
   cacheMb?: number
+  /** `--metrics-token`: a bearer token that may read `/metrics` from any address (server/metrics/). */
+  metricsToken?: string
 }
 
 export interface App {
@@ -77,6 +80,8 @@ export interface App {
   drain: () => void
   /** Requests being handled now. */
   inFlight: () => number
+  /** This server's own metrics (`/metrics`): the webhook worker counts its attempts there. */
+  metrics: ServerMetrics
 }
 
 /**
@@ -119,7 +124,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
   const verifier = new TokenVerifier(tokens)
   const cacheMb = options.cacheMb ?? DEFAULT_CACHE_MB
-  const cache = cacheMb > 0 ? new ResponseCache(store.changes, cacheMb * 1024 * 1024) : undefined
+  const metrics = new ServerMetrics({ store, token: options.metricsToken })
+  const cache =
+    cacheMb > 0
+      ? new ResponseCache(store.changes, cacheMb * 1024 * 1024, (hit) => metrics.cacheLookup(hit))
+      : undefined
   const engine: EngineContext = {
     schema,
     store,
@@ -225,6 +234,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (!methods.includes('OPTIONS')) methods.push('OPTIONS')
   }
   app.compile()
+  metrics.useRoutes(app.routes.map((route) => route.path))
 
   const edge = createEdge({
     handle: (request) => app.fetch(request),
@@ -236,9 +246,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     cache,
     corsOrigins: options.corsOrigins ?? [],
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
+    metrics,
   })
   return {
     tokens,
+    metrics,
     engine,
     upgrade: (request, server) => {
       // Only a WebSocket handshake needs GraphQL loaded to be answered.

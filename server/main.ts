@@ -185,6 +185,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .option('--no-cache', 'Answer every read from the database (the same as --cache-mb 0)')
     .option(
+      '--metrics-token <token>',
+      'Bearer token that may read /metrics from any address; loopback needs none (env API_METRICS_TOKEN, default none)',
+    )
+    .option(
       '--durability <mode>',
       'full: every acknowledged write survives power loss; fast: one sync per checkpoint, the last commits may be lost on power loss (env API_DURABILITY, default full)',
     )
@@ -229,6 +233,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         io.err(
           'warning: without --redis every replica counts rate limits on its own (a client may send the limit to each)',
         )
+      const metricsToken = optionalText(options, 'metrics-token', argv) ?? io.env.API_METRICS_TOKEN
+      // Sent as a bearer token (RFC 6750's token68 characters); a short one would be guessed.
+      if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,}=*$/.test(metricsToken))
+        throw new UsageError(
+          '--metrics-token must be at least 16 letters, digits or -._~+/ (env API_METRICS_TOKEN; openssl rand -hex 32 makes one)',
+        )
       const dbListen = optionalText(options, 'db-listen', argv) ?? io.env.API_DB_LISTEN
       if (dbListen !== undefined && !(isPostgresUrl(dbListen) && isPostgresUrl(dbOf(options))))
         throw new UsageError(
@@ -271,6 +281,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         durability,
         webhooks,
         cacheMb,
+        metricsToken,
         out: io.err,
         // On the server's own connection: a second one to :memory: would be another database.
         prepare: options.demo ? (store) => seedAndPrint(store, false, io.err) : undefined,

@@ -50,6 +50,8 @@ export interface ServeOptions {
   redis?: string
   /** `--cache-mb`: MiB of record reads' answers kept; 0 (`--no-cache`) turns the response cache off. */
   cacheMb?: number
+  /** `--metrics-token`: a bearer token that may read `/metrics` from any address (loopback needs none). */
+  metricsToken?: string
   /** `--durability`: `full` (default) syncs every commit to disk, `fast` only at checkpoints. */
   durability?: Durability
   /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
@@ -185,6 +187,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     redis: options.redis,
     cacheMb: options.cacheMb,
+    metricsToken: options.metricsToken,
     logger,
     allowHttpWebhooks: options.webhooks?.allowHttp,
     resolve: options.webhooks?.resolve,
@@ -192,7 +195,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   })
   fetchHandler = app.fetch
   const housekeeping = startHousekeeping(store, logger, Date.now, options.housekeeping)
-  const webhooks = startWebhookWorker(store, logger, Date.now, options.webhooks)
+  const webhooks = startWebhookWorker(store, logger, Date.now, {
+    ...options.webhooks,
+    attempted: (outcome) => app?.metrics.attempted(outcome),
+  })
   const url = `${scheme}://${hostForUrl}:${server.port}`
   // Said at start, read back from the connection, so an operator sees what the database really does.
   const durability = store.durability

@@ -203,7 +203,8 @@ export class TokenVerifier {
 }
 
 /** The token of `Authorization: Bearer <token>` (RFC 6750 §2.1), or undefined. */
-function bearerTokenOf(header: string | null): string | undefined {
+/** The token of `Authorization: Bearer <token68>` (RFC 6750 §2.1), or undefined for any other header or none. */
+export function bearerTokenOf(header: string | null): string | undefined {
   return header ? /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())?.[1] : undefined
 }
 

@@ -1,4 +1,5 @@
 import type { Principal, TokenVerifier } from '../auth/tokens.ts'
+import type { ServerMetrics } from '../metrics/server-metrics.ts'
 import type { Logger } from '../ops/logger.ts'
 import { withRequestId } from '../ops/logger.ts'
 import { addDeprecationHeaders, versionOfPath } from '../versions/versions.ts'
@@ -30,6 +31,8 @@ interface EdgeOptions {
   corsOrigins: readonly string[]
   /** Longest pause while a request body arrives before it is 408 (server/http/limits.ts). */
   bodyIdleTimeoutMs?: number
+  /** Counts every answer, and answers `/metrics` to a reader allowed, before any rate limit. */
+  metrics?: ServerMetrics
 }
 
 interface Edge {
@@ -148,16 +151,22 @@ async function fromCache(
  * one access-log line.
  */
 export function createEdge(options: EdgeOptions): Edge {
-  const { handle, logger, clock, verifier, limiter, cache } = options
+  const { handle, logger, clock, verifier, limiter, cache, metrics } = options
   let inFlight = 0
 
   const run = async (request: Request, url: URL, rate: { state?: RateState }): Promise<Response> => {
     try {
+      // An allowed scraper is never throttled: it must see the server most when it is busiest.
+      const scraped = metrics?.scrape(request, url.pathname)
+      if (scraped) return await scraped
       if (limiter) {
         const key = await rateKey(verifier, request)
         const metered = !UNMETERED.has(url.pathname)
         rate.state = await (metered ? limiter.take(key) : limiter.peek(key))
-        if (metered && !rate.state.allowed) throw rateLimited(rate.state)
+        if (metered && !rate.state.allowed) {
+          metrics?.limited()
+          throw rateLimited(rate.state)
+        }
       }
       checkUrlLength(url)
       const limited = routable(limitBody(request, options.bodyIdleTimeoutMs))
@@ -227,6 +236,7 @@ export function createEdge(options: EdgeOptions): Edge {
         } finally {
           inFlight -= 1
         }
+        metrics?.answered(request.method, path, response.status, (performance.now() - started) / 1000)
         const level = response.status >= 500 ? 'error' : 'info'
         if (logger.enabled(level)) {
           let bytes = sentBytes(request.method, response)

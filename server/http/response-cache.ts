@@ -42,6 +42,8 @@ export class ResponseCache {
   constructor(
     private readonly changes: ChangeSource,
     private readonly maxBytes: number = DEFAULT_CACHE_MB * 1024 * 1024,
+    /** Told of every lookup, answered from memory (`hit`) or not: the metrics count them. */
+    private readonly looked: (hit: boolean) => void = () => {},
   ) {}
 
   /**
@@ -79,7 +81,7 @@ export class ResponseCache {
     return this.changes.stamp(orgId)
   }
 
-  /** Whether an answer is kept for `key`, whatever its stamp. */
+  /** Whether an answer is kept for `key`, whatever its stamp (not a lookup: `get` follows it or the route's does). */
   has(key: string): boolean {
     return this.entries.has(key)
   }
@@ -98,11 +100,12 @@ export class ResponseCache {
 
   private lookup(key: string, stamp: number): Representation | OperationAnswer | undefined {
     const entry = this.entries.get(key)
-    if (entry === undefined) return undefined
-    if (entry.stamp !== stamp) {
-      this.drop(key, entry)
+    if (entry === undefined || entry.stamp !== stamp) {
+      if (entry !== undefined) this.drop(key, entry)
+      this.looked(false)
       return undefined
     }
+    this.looked(true)
     // Most recently used last: Map keeps insertion order.
     this.entries.delete(key)
     this.entries.set(key, entry)

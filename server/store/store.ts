@@ -1,6 +1,7 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import type { StatementTiming } from './statement-timing.ts'
 import type {
   AggregateAnswer,
   AggregateRequest,
@@ -34,6 +35,7 @@ import type {
   StoredQuery,
   StoredRecord,
   StoredResult,
+  WebhookBacklog,
 } from './types.ts'
 
 /**
@@ -174,6 +176,8 @@ export interface WebhookStore {
   succeeded(endpointId: string): Promise<void>
   /** Notes a failure; disables the endpoint failing since `disableBefore` (true when this call did). */
   failed(endpointId: string, now: string, disableBefore: string): Promise<boolean>
+  /** How far behind the endpoints are and how many deliveries wait or failed (each counted up to `cap`). */
+  backlog(cap: number): Promise<WebhookBacklog>
 }
 
 export interface IdempotencyStore {
@@ -368,6 +372,8 @@ export interface Store extends Tx {
   readonly backend: string
   readonly durability: Durability
   readonly changes: ChangeSource
+  /** Statement latency and connections in use, for the metrics (server/metrics/). */
+  readonly timing: StatementTiming
   /** Applies pending migrations and the steps every run repeats; returns the schema version. */
   migrate(): Promise<number>
   /** Deletes at most `limit` expired rows of one kind in one short transaction; returns how many. */

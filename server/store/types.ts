@@ -371,3 +371,11 @@ export interface DeliveryOutcome {
   /** When the next attempt is due (pending), null otherwise. */
   nextAttemptAt: string | null
 }
+
+/** The webhook worker's backlog as a scrape shows it (`WebhookStore.backlog`). */
+export interface WebhookBacklog {
+  /** The event-log position of the enabled endpoint furthest behind; null when none is enabled. */
+  oldestPosition: number | null
+  pending: number
+  failed: number
+}

@@ -35,6 +35,8 @@ export interface WebhookOptions {
   resolve?: Resolver
   /** How long a URL's host may take to resolve, on create and change (422) and before each attempt. */
   resolveTimeoutMs: number
+  /** Told each attempt's outcome once it is recorded (the metrics count them). */
+  attempted?: (outcome: DeliveryOutcome['status']) => void
 }
 
 export const WEBHOOK_DEFAULTS: WebhookOptions = {
@@ -167,6 +169,7 @@ export function startWebhookWorker(
       })
       logger.log('warn', 'webhook endpoint disabled', { endpoint: delivery.endpointId })
     })
+    o.attempted?.(outcome.status)
     logger.log('info', 'webhook delivery', {
       delivery: delivery.id,
       endpoint: delivery.endpointId,

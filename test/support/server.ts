@@ -58,6 +58,8 @@ export async function startTestServer(
     | 'cacheMb'
     | 'production'
     | 'schema'
+    | 'trustProxy'
+    | 'metricsToken'
   > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))

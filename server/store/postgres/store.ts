@@ -4,6 +4,7 @@ import type { Logger } from '../../ops/logger.ts'
 import { Availability, type OutageReport } from '../availability.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { PURGES, txOver } from '../sql/groups.ts'
+import { StatementTiming, timedExecutor } from '../statement-timing.ts'
 import type { ChangeSource, Store } from '../store.ts'
 import { DatabaseFileError, type Durability } from '../types.ts'
 import { POSTGRES_EVENT_LOG } from './event-log.ts'
@@ -59,7 +60,11 @@ export function openPostgresStore(
     },
     announce: { channel: CHANGES_CHANNEL, payload: instance },
   }
-  const root = postgresExecutor(sql, writes, new Availability(isConnectionFailure, outage))
+  const timing = new StatementTiming('postgres', POOL_SIZE)
+  const root = timedExecutor(
+    postgresExecutor(sql, writes, new Availability(isConnectionFailure, outage)),
+    timing,
+  )
   const changes: ChangeSource = {
     own: () => own,
     others: () => others,
@@ -99,6 +104,7 @@ export function openPostgresStore(
   return {
     ...tx,
     backend: 'postgres',
+    timing,
     get durability() {
       return durability
     },

@@ -90,6 +90,7 @@ import {
   lockCursor,
   releaseDelivery,
   retryDelivery,
+  webhookBacklog,
 } from './webhooks.ts'
 
 /** How each kind of expiring row is purged, at most `limit` rows in one statement. */
@@ -261,6 +262,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       retry: (id, now) => retryDelivery(x, id, now),
       succeeded: (endpointId) => endpointSucceeded(x, endpointId),
       failed: (endpointId, now, disableBefore) => endpointFailed(x, endpointId, now, disableBefore),
+      backlog: (cap) => webhookBacklog(x, cap),
     },
     transaction: (fn) => x.transaction((inner) => fn(txOver(inner, backend))),
   }

@@ -1,5 +1,11 @@
 import type { Executor } from '../executor.ts'
-import type { ClaimedDelivery, DeliveryOutcome, EndpointCursor, NewDelivery } from '../types.ts'
+import type {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  EndpointCursor,
+  NewDelivery,
+  WebhookBacklog,
+} from '../types.ts'
 
 /**
  * The webhook worker's statements (docs/webhooks.md): each endpoint's position in the event log,
@@ -207,4 +213,28 @@ export async function endpointFailed(
     [now, endpointId, disableBefore],
   )
   return changed > 0
+}
+
+/**
+ * What the metrics show of the worker's backlog (docs/operations.md, "Metrics"): the position of
+ * the enabled endpoint furthest behind in the event log (null when none is enabled), and the
+ * deliveries pending and failed, each counted up to `cap` so that a scrape stays one short index
+ * range however large the backlog.
+ */
+export async function webhookBacklog(x: Executor, cap: number): Promise<WebhookBacklog> {
+  const oldest = await x.get<{ position: number | string | null }>(
+    'SELECT min(log_position) AS position FROM webhook_endpoints WHERE enabled = TRUE',
+  )
+  const count = async (status: string) => {
+    const row = await x.get<{ n: number | string }>(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE status = ? LIMIT ?) AS capped',
+      [status, cap],
+    )
+    return Number(row?.n ?? 0)
+  }
+  return {
+    oldestPosition: oldest?.position == null ? null : Number(oldest.position),
+    pending: await count('pending'),
+    failed: await count('failed'),
+  }
 }

@@ -4,6 +4,7 @@ import { Availability, type OutageReport } from '../availability.ts'
 import { StampedCache } from '../change-stamp.ts'
 import { ensureCliClient } from '../sql/clients.ts'
 import { type EventLog, PURGES, txOver } from '../sql/groups.ts'
+import { StatementTiming, timedExecutor } from '../statement-timing.ts'
 import type { ChangeSource, Store } from '../store.ts'
 import type { Durability } from '../types.ts'
 import { backupDatabase } from './backup.ts'
@@ -58,7 +59,9 @@ function changesOf(db: Database): { changes: ChangeSource; bump: (orgId: string)
  */
 export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport, logger?: Logger): Store {
   const { changes, bump } = changesOf(db)
-  const { root } = sqliteExecutors(db, new Availability(isBusy, outage))
+  // One connection: a transaction holds it, and every other statement waits for it to end.
+  const timing = new StatementTiming('sqlite', 1)
+  const root = timedExecutor(sqliteExecutors(db, new Availability(isBusy, outage)).root, timing)
   const events: EventLog = {
     ...SQLITE_EVENT_LOG,
     append: async (x, event) => {
@@ -79,6 +82,7 @@ export function sqliteStore(db: Database, schema: Schema, outage?: OutageReport,
   return {
     ...txOver(root, backend),
     backend: 'sqlite',
+    timing,
     get durability(): Durability {
       return durabilityOf(db)
     },
