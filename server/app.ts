@@ -27,6 +27,7 @@ import { CursorCodec } from './resources/cursor.ts'
 import { mountRest } from './rest/routes.ts'
 import type { Store } from './store/store.ts'
 import { VERSIONS, versionCatalog } from './versions/versions.ts'
+import { oauthClientHooks } from './oauth/client-hooks.ts'
 import { webhookHooks } from './webhooks/hooks.ts'
 import type { Resolver } from './webhooks/target.ts'
 
@@ -126,11 +127,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
     requestId: currentRequestId,
-    hooks: webhookHooks({
-      allowHttp: options.allowHttpWebhooks ?? false,
-      resolve: options.resolve,
-      resolveTimeoutMs: options.resolveTimeoutMs,
-    }),
+    hooks: new Map([
+      ...webhookHooks({
+        allowHttp: options.allowHttpWebhooks ?? false,
+        resolve: options.resolve,
+        resolveTimeoutMs: options.resolveTimeoutMs,
+      }),
+      oauthClientHooks(),
+    ]),
   }
 
   // The service's fixed paths (/, /docs, /healthz, the documents, the OAuth endpoints) by their

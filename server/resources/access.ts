@@ -27,7 +27,8 @@ export async function loadRecord(
     ? await ctx.store.records.findForUpdate(resource, id)
     : await ctx.store.records.find(resource, id, read)
   if (!record) throw missing(resource, id)
-  if (record.orgId !== principal.orgId) throw ofAnotherOrganization(resource)
+  if (record.orgId !== principal.orgId)
+    throw resource.foreignHidden ? missing(resource, id) : ofAnotherOrganization(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)
   return record
 }

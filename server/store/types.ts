@@ -153,6 +153,10 @@ export const GRANT_TYPES = [
 ] as const
 export type GrantType = (typeof GRANT_TYPES)[number]
 
+/** The grants a client gets when it names none: a public client's browser flow, or a service's own. */
+export const defaultGrantTypes = (isPublic: boolean): GrantType[] =>
+  isPublic ? ['authorization_code', 'refresh_token'] : ['client_credentials']
+
 export interface OAuthClient {
   id: string
   orgId: string | null

@@ -42,6 +42,17 @@ export interface ResourceInput {
    * table made by the service's migrations; a schema file declares the others.
    */
   service?: boolean
+  /**
+   * Only an admin's tokens may carry its scopes (an organization's OAuth clients): a member's and a
+   * viewer's never do, whatever they ask (server/auth/roles.ts).
+   */
+  adminOnly?: boolean
+  /**
+   * A record of another organization answers 404, as one that does not exist, instead of the
+   * contract's 403: the service's own records without an organization (the command-line client)
+   * belong to no other organization, and nothing of another's need be confirmed.
+   */
+  foreignHidden?: boolean
   /** What the collection holds, in a sentence (OpenAPI's and GraphQL's description). */
   description?: string
   /** The collection's name in the previous schema, whose records it keeps. */
@@ -85,12 +96,16 @@ export interface Resource
       | 'revealed'
       | 'changedWithoutEvents'
       | 'service'
+      | 'adminOnly'
+      | 'foreignHidden'
       | 'description'
       | 'renamedFrom'
     >
   > {
   /** The service's own: its table comes from the service's migrations, not from a schema file. */
   service: boolean
+  adminOnly: boolean
+  foreignHidden: boolean
   description?: string
   renamedFrom?: string
   /** Reads of it may be kept by the response cache (every change appends an event). */
@@ -170,11 +185,13 @@ export function defineResource(input: ResourceInput): Resource {
   for (const [name, description] of Object.entries(revealed))
     properties[name] = Type.Optional(Type.String({ description }))
   const guard = input.scopesOf ?? input.name
-  const { scopesOf: _, revealed: __, changedWithoutEvents, service, ...rest } = input
+  const { scopesOf: _, revealed: __, changedWithoutEvents, service, adminOnly, foreignHidden, ...rest } = input
   return {
     writable: true,
     ...rest,
     service: service ?? false,
+    adminOnly: adminOnly ?? false,
+    foreignHidden: foreignHidden ?? false,
     cacheable: !changedWithoutEvents,
     objects,
     presented,
