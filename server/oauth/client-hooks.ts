@@ -14,13 +14,17 @@ function checkEach(schema: Schema, values: Values, details: ErrorDetail[]): void
   if (values.grantTypes !== undefined) {
     const unknown = strings(values.grantTypes).find((g) => !(GRANT_TYPES as readonly string[]).includes(g))
     if (unknown !== undefined)
-      details.push({ field: 'grantTypes', message: `${unknown} is not a grant type of this server (${GRANT_TYPES.join(', ')})` })
+      details.push({
+        field: 'grantTypes',
+        message: `${unknown} is not a grant type of this server (${GRANT_TYPES.join(', ')})`,
+      })
     else if (strings(values.grantTypes).length === 0)
       details.push({ field: 'grantTypes', message: 'must name at least one grant type' })
   }
   if (values.scopes !== undefined) {
     const unknown = strings(values.scopes).find((s) => !schema.scopes.includes(s))
-    if (unknown !== undefined) details.push({ field: 'scopes', message: `${unknown} is not a scope of this server` })
+    if (unknown !== undefined)
+      details.push({ field: 'scopes', message: `${unknown} is not a scope of this server` })
     else if (strings(values.scopes).length === 0)
       details.push({ field: 'scopes', message: 'must name at least one scope' })
   }
@@ -34,9 +38,15 @@ function checkEach(schema: Schema, values: Values, details: ErrorDetail[]): void
 function checkTogether(client: Values, details: ErrorDetail[]): void {
   const grants = strings(client.grantTypes)
   if (client.public === true && grants.includes('client_credentials'))
-    details.push({ field: 'grantTypes', message: 'client_credentials needs a confidential client (public is true)' })
+    details.push({
+      field: 'grantTypes',
+      message: 'client_credentials needs a confidential client (public is true)',
+    })
   if (grants.includes('authorization_code') && strings(client.redirectUris).length === 0)
-    details.push({ field: 'redirectUris', message: 'must name at least one URI for the authorization_code grant' })
+    details.push({
+      field: 'redirectUris',
+      message: 'must name at least one URI for the authorization_code grant',
+    })
 }
 
 function refuse(details: ErrorDetail[]): void {

@@ -51,6 +51,7 @@ export function redirectUriProblem(uri: string): string | null {
   if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain spaces or control characters'
   if (!URL.canParse(uri)) return 'must be an absolute URI'
   if (uri.includes('#')) return 'must not have a fragment (#)'
-  if (REFUSED_SCHEMES.has(new URL(uri).protocol)) return 'must not be a javascript:, data:, vbscript:, file: or blob: URI'
+  if (REFUSED_SCHEMES.has(new URL(uri).protocol))
+    return 'must not be a javascript:, data:, vbscript:, file: or blob: URI'
   return null
 }

@@ -185,7 +185,15 @@ export function defineResource(input: ResourceInput): Resource {
   for (const [name, description] of Object.entries(revealed))
     properties[name] = Type.Optional(Type.String({ description }))
   const guard = input.scopesOf ?? input.name
-  const { scopesOf: _, revealed: __, changedWithoutEvents, service, adminOnly, foreignHidden, ...rest } = input
+  const {
+    scopesOf: _,
+    revealed: __,
+    changedWithoutEvents,
+    service,
+    adminOnly,
+    foreignHidden,
+    ...rest
+  } = input
   return {
     writable: true,
     ...rest,

@@ -51,7 +51,8 @@ export const oauthClients = defineResource({
     }),
   },
   revealed: {
-    secret: 'The client secret (cs_…) of a confidential client: in the answer to the create and to rotate-secret only',
+    secret:
+      'The client secret (cs_…) of a confidential client: in the answer to the create and to rotate-secret only',
   },
   actions: {
     'rotate-secret': {

@@ -3,7 +3,13 @@ import { constantTimeEqual, sha256Hex } from '../../../shared/crypto.ts'
 import { newId } from '../../../shared/ids.ts'
 import { isoNow } from '../../../shared/time.ts'
 import type { Executor } from '../executor.ts'
-import { CLI_CLIENT_ID, defaultGrantTypes, type ListedClient, type NewClient, type OAuthClient } from '../types.ts'
+import {
+  CLI_CLIENT_ID,
+  defaultGrantTypes,
+  type ListedClient,
+  type NewClient,
+  type OAuthClient,
+} from '../types.ts'
 
 interface ClientRow {
   id: string
