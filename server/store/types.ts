@@ -26,7 +26,8 @@ export type Entity = Record<string, unknown>
 
 /** A record and its organization (which callers compare with the principal's: 403 or 404). */
 export interface StoredRecord {
-  orgId: string
+  /** Null for the service's own rows of no organization (the command-line client). */
+  orgId: string | null
   entity: Entity
 }
 

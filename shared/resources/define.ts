@@ -47,12 +47,6 @@ export interface ResourceInput {
    * viewer's never do, whatever they ask (server/auth/roles.ts).
    */
   adminOnly?: boolean
-  /**
-   * A record of another organization answers 404, as one that does not exist, instead of the
-   * contract's 403: the service's own records without an organization (the command-line client)
-   * belong to no other organization, and nothing of another's need be confirmed.
-   */
-  foreignHidden?: boolean
   /** What the collection holds, in a sentence (OpenAPI's and GraphQL's description). */
   description?: string
   /** The collection's name in the previous schema, whose records it keeps. */
@@ -97,7 +91,6 @@ export interface Resource
       | 'changedWithoutEvents'
       | 'service'
       | 'adminOnly'
-      | 'foreignHidden'
       | 'description'
       | 'renamedFrom'
     >
@@ -105,7 +98,6 @@ export interface Resource
   /** The service's own: its table comes from the service's migrations, not from a schema file. */
   service: boolean
   adminOnly: boolean
-  foreignHidden: boolean
   description?: string
   renamedFrom?: string
   /** Reads of it may be kept by the response cache (every change appends an event). */
@@ -185,21 +177,12 @@ export function defineResource(input: ResourceInput): Resource {
   for (const [name, description] of Object.entries(revealed))
     properties[name] = Type.Optional(Type.String({ description }))
   const guard = input.scopesOf ?? input.name
-  const {
-    scopesOf: _,
-    revealed: __,
-    changedWithoutEvents,
-    service,
-    adminOnly,
-    foreignHidden,
-    ...rest
-  } = input
+  const { scopesOf: _, revealed: __, changedWithoutEvents, service, adminOnly, ...rest } = input
   return {
     writable: true,
     ...rest,
     service: service ?? false,
     adminOnly: adminOnly ?? false,
-    foreignHidden: foreignHidden ?? false,
     cacheable: !changedWithoutEvents,
     objects,
     presented,

@@ -15,7 +15,6 @@ export const oauthClients = defineResource({
   prefix: 'clt',
   service: true,
   adminOnly: true,
-  foreignHidden: true,
   // `api-server client create|revoke|update` change these rows without an event.
   changedWithoutEvents: true,
   description: "The organization's OAuth clients: applications that may ask for tokens.",
@@ -46,7 +45,7 @@ export const oauthClients = defineResource({
     revokedAt: timestamp({
       readOnly: true,
       nullable: true,
-      filter: 'eq+range',
+      filter: 'range',
       description: 'When it was revoked (the action revoke); null while it is live.',
     }),
   },

@@ -286,7 +286,7 @@ describe('changes', () => {
 })
 
 describe('who sees which clients', () => {
-  it("another organization's clients are not there: 404, and absent from the list", async () => {
+  it("another organization's clients are not listed, and answer 403 as any record of another organization", async () => {
     const other = await server.tenant()
     const theirs = await create({ name: 'theirs' }, other)
     for (const method of ['GET', 'PATCH', 'DELETE']) {
@@ -294,10 +294,12 @@ describe('who sees which clients', () => {
         method,
         ...(method === 'PATCH' ? { json: { name: 'mine' } } : {}),
       })
-      expect([method, response.status]).toEqual([method, 404])
+      expect([method, response.status]).toEqual([method, 403])
       await response.body?.cancel()
     }
-    expect((await action(theirs.id, 'revoke')).status).toBe(404)
+    expect((await action(theirs.id, 'revoke')).status).toBe(403)
+    const read = (await (await other.fetch(`/api/v2/oauth-clients/${theirs.id}`)).json()) as Client
+    expect(read.revokedAt).toBeNull()
     const list = (await (await tenant.fetch('/api/v2/oauth-clients?per_page=100')).json()) as {
       data: Client[]
     }
