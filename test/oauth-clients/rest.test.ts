@@ -217,8 +217,16 @@ describe('revoke and delete', () => {
     expect(
       ((await patch.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field,
     ).toBe('revokedAt')
-    const live = await tenant.fetch('/api/v2/oauth-clients?revoked_at_gte=2000-01-01&per_page=100')
-    expect(((await live.json()) as { data: Client[] }).data.map((c) => c.id)).toContain(client.id)
+    const revokedOnes = await tenant.fetch('/api/v2/oauth-clients?revoked_at_gte=2000-01-01&per_page=100')
+    expect(((await revokedOnes.json()) as { data: Client[] }).data.map((c) => c.id)).toEqual([client.id])
+    const live = await tenant.fetch('/api/v2/oauth-clients', {
+      method: 'QUERY',
+      json: { filter: 'revoked_at IS NULL', limit: 100 },
+    })
+    expect(live.status).toBe(200)
+    const liveIds = ((await live.json()) as { data: Client[] }).data.map((c) => c.id)
+    expect(liveIds).not.toContain(client.id)
+    expect(liveIds).toContain(tenant.clientId)
     const removed = await tenant.fetch(`/api/v2/oauth-clients/${client.id}`, { method: 'DELETE' })
     expect(removed.status).toBe(204)
   })
