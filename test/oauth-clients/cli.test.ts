@@ -30,7 +30,7 @@ describe('api and oauth-clients', () => {
     )
     expect(made.stderr).toBe('')
     expect(made.code).toBe(0)
-    const client = JSON.parse(made.stdout) as Record<string, unknown>
+    const client = JSON.parse(made.stdout) as Record<string, unknown> & { id: string }
     expect(client).toMatchObject({
       name: 'web app',
       public: true,
