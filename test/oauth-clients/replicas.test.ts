@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { adminDatabase, runOk, type ServeProcess, startServe } from '../admin/run.ts'
+import { adminDatabase, freePort, runOk, type ServeProcess, startServe } from '../admin/run.ts'
 import { onPostgres } from '../support/backend.ts'
 import { clientToken } from '../support/tokens.ts'
 
@@ -17,14 +17,6 @@ let db: string
 let admin: string
 let adminClientId: string
 const replicas: ServeProcess[] = []
-
-/** A port free now, so that both replicas can name the first as their issuer before it starts. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'api-clients-'))
