@@ -190,6 +190,9 @@ describe('the secret', () => {
     expect(body.secret).not.toBe(client.secret)
     expect(await tokenStatus(client.id, client.secret!)).toBe(401)
     expect(await tokenStatus(client.id, body.secret!)).toBe(200)
+    const events = await (await tenant.fetch(`/api/v2/events?resource_id=${client.id}`)).text()
+    expect(events).toContain('oauth_client.secret_rotated')
+    expect(events).not.toContain(body.secret!)
   })
 })
 
@@ -206,6 +209,12 @@ describe('revoke and delete', () => {
     expect(await apiStatus(token)).toBe(401)
     expect(await introspect(token)).toBe(false)
     expect(await tokenStatus(client.id, client.secret!)).toBe(401)
+
+    const events = (await (await tenant.fetch(`/api/v2/events?resource_id=${client.id}`)).json()) as {
+      data: { type: string; data: Client }[]
+    }
+    expect(events.data.map((e) => e.type)).toEqual(['oauth_client.revoked', 'oauth_client.created'])
+    expect(events.data[0]!.data.revokedAt).toBe(body.revokedAt)
 
     const again = await action(client.id, 'revoke')
     expect(again.status).toBe(409)
