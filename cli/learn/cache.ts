@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { credentialsPath } from '../config.ts'
-import type { Learned } from './from-openapi.ts'
+import type { Learned } from '../../shared/learn/from-openapi.ts'
 
 const CachedFile = Type.Object({
   server: Type.String(),

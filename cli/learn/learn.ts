@@ -9,7 +9,7 @@ import type { Schema } from '../../shared/schema/schema.ts'
 import type { Context } from '../context.ts'
 import { apiErrorFrom, NetworkError } from '../errors.ts'
 import { type Cached, readCached, writeCached } from './cache.ts'
-import { learnFromDocument, UnreadableDocument } from './from-openapi.ts'
+import { learnFromDocument, UnreadableDocument } from '../../shared/learn/from-openapi.ts'
 import { SERVICE_COLLECTIONS, schemaOfLearned } from './schema.ts'
 
 /** The server has no document the CLI can learn from: it is older than the CLI; exit 1. */

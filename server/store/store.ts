@@ -197,6 +197,8 @@ export interface ClientStore {
   setScope(id: string, scope: string[]): Promise<boolean>
   /** Revokes it and every grant it holds, in one transaction; false when it was not live. */
   revoke(id: string): Promise<boolean>
+  /** Registers the console's public client with the redirect URI under `baseUrl` (server/console/). */
+  ensureConsole(baseUrl: string): Promise<void>
 }
 
 export interface AuthorizationCodeStore {

@@ -9,6 +9,7 @@ import {
   authenticateClient,
   clientRevoked,
   createClient,
+  ensureConsoleClient,
   describeClient,
   findClient,
   listClients,
@@ -188,6 +189,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       isRevoked: (id) => clientRevoked(x, id),
       setScope: (id, scope) => setClientScope(x, id, scope),
       revoke: (id) => revokeClient(x, id),
+      ensureConsole: (baseUrl) => ensureConsoleClient(x, baseUrl, schema.scopes),
     },
     codes: {
       insert: (code, input, now) => insertAuthorizationCode(x, code, input, now),

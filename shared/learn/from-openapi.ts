@@ -4,14 +4,15 @@
  * schemas, filters from each list's parameters, actions from the action paths, and from each
  * collection's tag the `x-collection` extension (singular, id prefix, parent, sort and search
  * fields), which OpenAPI has no place for. The result is the collections' declaration, which the
- * CLI keeps (cli/learn/cache.ts) and builds its Schema from.
+ * CLI keeps (cli/learn/cache.ts) and builds its Schema from, and which the console
+ * (server/console/app/) builds its pages from: one reader for both.
  */
-import { camelCase } from '../../shared/query/fields.ts'
-import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
-import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
-import type { FieldDeclaration, FilterKind } from '../../shared/resources/fields.ts'
-import type { ResourceDeclaration } from '../../shared/schema/declaration.ts'
-import { pascal } from '../../shared/words.ts'
+import { camelCase } from '../query/fields.ts'
+import { PAGINATION_PARAMS } from '../query/pagination.ts'
+import { SHAPE_PARAMS } from '../query/shape.ts'
+import type { FieldDeclaration, FilterKind } from '../resources/fields.ts'
+import type { ResourceDeclaration } from '../schema/declaration.ts'
+import { pascal } from '../words.ts'
 
 type Json = Record<string, unknown>
 
