@@ -170,6 +170,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .option('--demo', 'Load the demo data first when the database has none')
     .option('--production', 'No GraphQL introspection or field suggestions')
+    .option('--no-console', 'No web console: every /console path answers 404 (env API_CONSOLE=off)')
     .option(
       '--cors-origin <origin>',
       'Origin allowed to call the API from a browser, repeatable (env API_CORS_ORIGINS, comma-separated; default none)',
@@ -264,6 +265,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         tls: transport.tls,
         trustProxy: transport.trustProxy,
         production: Boolean(options.production),
+        console: options.console !== false && io.env.API_CONSOLE !== 'off',
         corsOrigins,
         rateLimit,
         redis,

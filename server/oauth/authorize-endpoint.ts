@@ -1,5 +1,6 @@
 import type { Schema } from '../../shared/schema/schema.ts'
 import { roleScopes } from '../auth/roles.ts'
+import { CONSOLE_CLIENT_ID } from '../store/types.ts'
 import {
   type AuthorizationRequest,
   AuthorizationRequestError,
@@ -18,7 +19,6 @@ import {
   messagePage,
   readSignedFlow,
 } from './interaction.ts'
-import { CONSOLE_CLIENT_ID } from '../store/types.ts'
 import { AUTHORIZATION_CODE_TTL_S, INTERACTION_TTL_S } from './lifetimes.ts'
 import { html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
@@ -113,7 +113,8 @@ async function show(ctx: OAuthContext, request: Request, query: string): Promise
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
   // The console is the service's own page, at the redirect URI registered for it at start: the
   // user who signs in there has chosen this service, so there is no other party to consent to.
-  if (req.client.id === CONSOLE_CLIENT_ID && request.method === 'GET') return issueCode(ctx, req, user, scopes)
+  if (req.client.id === CONSOLE_CLIENT_ID && request.method === 'GET')
+    return issueCode(ctx, req, user, scopes)
   const csrf = csrfValue(ctx, request)
   const form = {
     action: interaction.action,

@@ -3,7 +3,13 @@ import { constantTimeEqual, sha256Hex } from '../../../shared/crypto.ts'
 import { newId } from '../../../shared/ids.ts'
 import { isoNow } from '../../../shared/time.ts'
 import type { Executor } from '../executor.ts'
-import { CLI_CLIENT_ID, CONSOLE_CLIENT_ID, type ListedClient, type NewClient, type OAuthClient } from '../types.ts'
+import {
+  CLI_CLIENT_ID,
+  CONSOLE_CLIENT_ID,
+  type ListedClient,
+  type NewClient,
+  type OAuthClient,
+} from '../types.ts'
 
 interface ClientRow {
   id: string
@@ -134,7 +140,11 @@ export async function ensureCliClient(x: Executor, scopes: readonly string[]): P
  * Creates or refreshes the console's public client: its one redirect URI is under the base URL,
  * which is known only once the server listens, so `serve` registers it at each start.
  */
-export async function ensureConsoleClient(x: Executor, baseUrl: string, scopes: readonly string[]): Promise<void> {
+export async function ensureConsoleClient(
+  x: Executor,
+  baseUrl: string,
+  scopes: readonly string[],
+): Promise<void> {
   const client: OAuthClient = {
     id: CONSOLE_CLIENT_ID,
     orgId: null,

@@ -1,0 +1,75 @@
+/**
+ * The collections the console shows, learned from /api/v2/openapi.json by the reader the CLI uses
+ * (shared/learn/from-openapi.ts). The document is kept in sessionStorage with its ETag and
+ * revalidated with If-None-Match on each start of the console.
+ */
+import { type LearnedAction, learnFromDocument } from '../../../shared/learn/from-openapi.ts'
+import type { FieldDeclaration } from '../../../shared/resources/fields.ts'
+
+export const API = '/api/v2'
+const KEPT = 'api-console:openapi'
+
+export interface Collection {
+  name: string
+  singular: string
+  parent?: { collection: string; field: string }
+  fields: Record<string, FieldDeclaration>
+  actions: LearnedAction[]
+}
+
+export interface Learned {
+  collections: Collection[]
+  /** Every scope the service knows (its OAuth metadata): the console asks for all of them. */
+  scopes: string[]
+}
+
+export const byName = (learned: Learned, name: string) => learned.collections.find((c) => c.name === name)
+
+/** Reads the collections and the scopes the service offers. */
+export async function learn(): Promise<Learned> {
+  const kept = JSON.parse(sessionStorage.getItem(KEPT) ?? 'null') as {
+    etag: string
+    document: unknown
+  } | null
+  const [response, metadata] = await Promise.all([
+    fetch(`${API}/openapi.json`, { headers: kept ? { 'If-None-Match': kept.etag } : {} }),
+    fetch('/.well-known/oauth-authorization-server').then(
+      (r) => r.json() as Promise<{ scopes_supported?: string[] }>,
+    ),
+  ])
+  let document = kept?.document
+  if (response.status !== 304) {
+    if (!response.ok) throw new Error(`The API description could not be read (${response.status}).`)
+    document = await response.json()
+    const etag = response.headers.get('etag')
+    try {
+      if (etag) sessionStorage.setItem(KEPT, JSON.stringify({ etag, document }))
+    } catch {
+      // A full sessionStorage only costs the next start a whole download.
+    }
+  }
+  const read = learnFromDocument(document, API, [])
+  return {
+    collections: Object.entries(read.resources).map(([name, r]) => ({
+      name,
+      singular: r.singular,
+      ...(r.parent ? { parent: r.parent } : {}),
+      fields: r.fields,
+      actions: read.actions[name] ?? [],
+    })),
+    scopes: metadata.scopes_supported ?? [],
+  }
+}
+
+/** `lineItem` -> `line item`: how a singular reads in a heading or a button. */
+export const words = (name: string) => name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
+export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/** What the token's scopes allow on a collection. */
+export function allowed(scopes: readonly string[], collection: string) {
+  return {
+    read: scopes.includes(`read:${collection}`),
+    write: scopes.includes(`write:${collection}`),
+    remove: scopes.includes(`delete:${collection}`) || scopes.includes(`write:${collection}`),
+  }
+}
