@@ -27,19 +27,24 @@ const strict = (response: Response) => {
 }
 
 describe('GET /console', () => {
-  it.each(['/console', '/console/', '/console/c/anything', '/console/c/anything/some-id/edit', '/console/events'])(
-    '%s answers the page, which loads one script and one stylesheet of its own',
-    async (path) => {
-      const response = await server.fetch(path)
-      expect(response.status).toBe(200)
-      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
-      strict(response)
-      const html = await response.text()
-      expect(html).not.toContain('<script>')
-      expect(html).not.toContain('style=')
-      expect(html.match(/src="[^"]*"/g)).toEqual([expect.stringMatching(/^src="\/console\/assets\/main-\w+\.js"$/)])
-    },
-  )
+  it.each([
+    '/console',
+    '/console/',
+    '/console/c/anything',
+    '/console/c/anything/some-id/edit',
+    '/console/events',
+  ])('%s answers the page, which loads one script and one stylesheet of its own', async (path) => {
+    const response = await server.fetch(path)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    strict(response)
+    const html = await response.text()
+    expect(html).not.toContain('<script>')
+    expect(html).not.toContain('style=')
+    expect(html.match(/src="[^"]*"/g)).toEqual([
+      expect.stringMatching(/^src="\/console\/assets\/main-\w+\.js"$/),
+    ])
+  })
 
   it('serves the script and stylesheet the page names, with the same headers, for a year (their names carry a hash)', async () => {
     const html = await (await server.fetch('/console/')).text()
@@ -50,7 +55,9 @@ describe('GET /console', () => {
       expect(response.status).toBe(200)
       strict(response)
       expect(response.headers.get('cache-control')).toContain('immutable')
-      expect(response.headers.get('content-type')).toMatch(file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/)
+      expect(response.headers.get('content-type')).toMatch(
+        file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/,
+      )
       expect((await response.text()).length).toBeGreaterThan(1000)
     }
   })
@@ -111,7 +118,11 @@ describe('the console OAuth client', () => {
     }
     const agent = new PageAgent(server.url)
     // Signed in through the console: straight back to it with a code, no consent asked.
-    const back = await authorizeByHttp(agent, await start(CONSOLE_CLIENT_ID, `${server.url}/console/callback`), acme.member)
+    const back = await authorizeByHttp(
+      agent,
+      await start(CONSOLE_CLIENT_ID, `${server.url}/console/callback`),
+      acme.member,
+    )
     expect(new URL(back).pathname).toBe('/console/callback')
     expect(new URL(back).searchParams.get('code')).toBeTruthy()
     // The same signed-in browser, another public client: the consent page.
