@@ -28,7 +28,7 @@ export async function startConsoleServer(schema?: Schema): Promise<TestServer> {
 /** Opens /console (or `path` under it) in `context`, signs in as `user` on the login page, and waits for the page. */
 export async function signInToConsole(
   context: BrowserContext,
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   user: Pick<DemoUser, 'email' | 'password'>,
   path = '/console/',
 ): Promise<Page> {
