@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server.ts'
 
 export { chromiumAvailable, withBrowser } from '../oauth/browser.ts'
 
-export type DemoUser = (typeof DEMO_USERS)[number]
+type DemoUser = (typeof DEMO_USERS)[number]
 
 /** A demo user by role (`admin`, `member`, `viewer` of Acme; `bob` is Globex's admin). */
 export const demoUser = (role: 'admin' | 'member' | 'viewer' | 'bob'): DemoUser =>

@@ -15,6 +15,8 @@ export interface Collection {
   parent?: { collection: string; field: string }
   fields: Record<string, FieldDeclaration>
   actions: LearnedAction[]
+  /** Fields the API shows once (a secret), in the answer to the create or an action. */
+  revealed: string[]
 }
 
 export interface Learned {
@@ -22,8 +24,6 @@ export interface Learned {
   /** Every scope the service knows (its OAuth metadata): the console asks for all of them. */
   scopes: string[]
 }
-
-export const byName = (learned: Learned, name: string) => learned.collections.find((c) => c.name === name)
 
 /** Reads the collections and the scopes the service offers. */
 export async function learn(): Promise<Learned> {
@@ -56,6 +56,7 @@ export async function learn(): Promise<Learned> {
       ...(r.parent ? { parent: r.parent } : {}),
       fields: r.fields,
       actions: read.actions[name] ?? [],
+      revealed: read.revealed?.[name] ?? [],
     })),
     scopes: metadata.scopes_supported ?? [],
   }

@@ -14,8 +14,8 @@ interface Page {
 // The cursors of the pages before this one, per list, for `Previous page` (a cursor only leads on).
 const earlier = new Map<string, string[]>()
 
-/** The columns a table shows: the id, then the fields a table can hold, then when it was made. */
-export function columns(collection: Collection): string[] {
+// The columns a table shows: the id, then the fields a table can hold, then when it was made.
+function columns(collection: Collection): string[] {
   const fields = Object.entries(collection.fields)
     .filter(([, f]) => f.type !== 'json' && f.type !== 'list')
     .map(([name]) => name)
