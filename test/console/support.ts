@@ -18,9 +18,12 @@ export const demoUser = (role: 'admin' | 'member' | 'viewer' | 'bob'): DemoUser 
     ? DEMO_USERS.find((u) => u.org === 'Globex')!
     : DEMO_USERS.find((u) => u.org === 'Acme' && u.role === role)!
 
-/** Starts a server over `schema` (the built-in example by default) with the demo data loaded. */
+/**
+ * Starts a server over `schema` (the built-in example by default) with the demo data loaded; http
+ * webhook URLs to loopback are allowed, so that endpoints can be made in a test.
+ */
 export async function startConsoleServer(schema?: Schema): Promise<TestServer> {
-  const server = await startTestServer(schema ? { schema } : {})
+  const server = await startTestServer({ ...(schema ? { schema } : {}), webhooks: { allowHttp: true } })
   await seed(server.store)
   return server
 }
