@@ -52,11 +52,21 @@ export function RecordTable(props: {
                   <code>{String(record.id)}</code>
                 </Link>
               </th>
-              {shown.map((name) => (
-                <td key={name} class={typeof record[name] === 'number' ? 'number' : undefined}>
-                  {show(record[name])}
-                </td>
-              ))}
+              {shown.map((name) => {
+                const value = record[name]
+                const field = collection.fields[name]
+                return (
+                  <td key={name} class={typeof value === 'number' ? 'number' : undefined}>
+                    {field?.type === 'reference' && typeof value === 'string' ? (
+                      <Link href={`/console/c/${field.to}/${encodeURIComponent(value)}`}>
+                        <code>{value}</code>
+                      </Link>
+                    ) : (
+                      show(value)
+                    )}
+                  </td>
+                )
+              })}
             </tr>
           ))}
         </tbody>

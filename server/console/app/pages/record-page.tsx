@@ -117,7 +117,7 @@ export function RecordPage(props: {
         <dl class="fields card">
           {[
             'id',
-            ...Object.keys(collection.fields).filter((n) => !collection.revealed.includes(n)),
+            ...Object.keys(collection.fields).filter((n) => n in record && !collection.revealed.includes(n)),
             'createdAt',
             'updatedAt',
           ].map((name) => {
