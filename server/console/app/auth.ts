@@ -123,6 +123,10 @@ export async function finishSignIn(url: URL): Promise<string> {
   sessionStorage.removeItem(PENDING)
   const error = url.searchParams.get('error')
   if (error) throw new Error(url.searchParams.get('error_description') ?? error)
+  // RFC 9207: the answer names its issuer, which must be the server the console came from.
+  const issuer = url.searchParams.get('iss')
+  if (issuer !== null && issuer !== location.origin)
+    throw new Error(`The sign-in answer came from ${issuer}.`)
   const code = url.searchParams.get('code')
   if (!pending || !code || url.searchParams.get('state') !== pending.state)
     throw new Error('This sign-in was not started here, or it was already used. Sign in again.')
