@@ -50,6 +50,22 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
     })
   }, 60_000)
 
+  it('finds records by full-text search, and keeps the search in the URL', async () => {
+    await withBrowser(async (context) => {
+      const page = await signInToConsole(context, server, demoUser('member'), '/console/c/products')
+      await page.getByRole('table').waitFor()
+      await page.getByLabel('Search').fill('Gadget')
+      await page.getByLabel('Search').press('Enter')
+      await page.waitForURL(/q=Gadget/)
+      await page.getByRole('table').getByText('Gadget').first().waitFor()
+      const names = await page.getByRole('table').locator('tbody tr').allTextContents()
+      expect(names.length).toBeGreaterThan(0)
+      for (const row of names) expect(row).toContain('Gadget')
+      await page.reload()
+      expect(await page.getByLabel('Search').inputValue()).toBe('Gadget')
+    })
+  }, 60_000)
+
   it("shows a record's nested collection, and the create form's refusals beside each field", async () => {
     await withBrowser(async (context) => {
       const page = await signInToConsole(context, server, demoUser('admin'), '/console/c/orders')
@@ -88,13 +104,21 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
       await page.getByRole('button', { name: 'Create' }).click()
       const region = page.getByRole('region', { name: 'Copy the secret now' })
       await region.waitFor()
-      expect(await region.getByRole('textbox').inputValue()).toMatch(/^whsec_/)
+      const first = await region.getByRole('textbox').inputValue()
+      expect(first).toMatch(/^whsec_/)
       await region.getByRole('button', { name: 'Copy' }).waitFor()
       await accessible(page)
       await page.reload()
       await page.getByRole('button', { name: 'rotate-secret' }).waitFor()
       expect(await page.getByRole('region', { name: 'Copy the secret now' }).count()).toBe(0)
       expect(await page.getByText('whsec_').count()).toBe(0)
+      // rotate-secret reveals the new one, once again.
+      await page.getByRole('button', { name: 'rotate-secret' }).click()
+      await region.waitFor()
+      const rotated = await region.getByRole('textbox').inputValue()
+      expect(rotated).toMatch(/^whsec_/)
+      expect(rotated).not.toBe(first)
+      await page.getByRole('heading', { name: 'deliveries', level: 2 }).waitFor()
 
       await page.getByRole('button', { name: 'Delete' }).click()
       const dialog = page.getByRole('dialog', { name: /^Delete whe_/ })
