@@ -22,7 +22,6 @@ function strict(response: Response): Response {
   response.headers.set('Content-Security-Policy', CONSOLE_CSP)
   response.headers.set('X-Frame-Options', 'DENY')
   response.headers.set('Referrer-Policy', 'no-referrer')
-  response.headers.set('X-Content-Type-Options', 'nosniff')
   return response
 }
 
