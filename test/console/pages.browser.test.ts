@@ -132,6 +132,42 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
     })
   }, 60_000)
 
+  it('renews the access token a minute before it expires, and after a 401', async () => {
+    await withBrowser(async (context) => {
+      const page = await signInToConsole(context, server, demoUser('admin'))
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      const stored = () => page.evaluate(() => JSON.parse(sessionStorage.getItem('api-console:session')!))
+      const first = await stored()
+      // As if it expired in 61 s: the reloaded page renews it about a second later.
+      await page.evaluate(() => {
+        const session = JSON.parse(sessionStorage.getItem('api-console:session')!)
+        sessionStorage.setItem(
+          'api-console:session',
+          JSON.stringify({ ...session, expiresAt: Date.now() + 61_000 }),
+        )
+      })
+      await page.reload()
+      await page.waitForFunction(
+        (old) => JSON.parse(sessionStorage.getItem('api-console:session')!).accessToken !== old,
+        first.accessToken,
+      )
+      const renewed = await stored()
+      expect(renewed.refreshToken).not.toBe(first.refreshToken)
+      // A token the API refuses (401) is renewed and the request sent again.
+      await page.evaluate(() => {
+        const session = JSON.parse(sessionStorage.getItem('api-console:session')!)
+        sessionStorage.setItem(
+          'api-console:session',
+          JSON.stringify({ ...session, accessToken: 'not-a-token' }),
+        )
+      })
+      await page.goto(`${server.url}/console/c/orders`)
+      await page.getByRole('table').waitFor()
+      expect(await page.getByRole('alert').count()).toBe(0)
+      expect((await stored()).accessToken).not.toBe('not-a-token')
+    })
+  }, 60_000)
+
   it('signs out: the token is revoked and the page says so', async () => {
     await withBrowser(async (context) => {
       const page = await signInToConsole(context, server, demoUser('member'))
