@@ -3,7 +3,11 @@
  * (shared/learn/from-openapi.ts). The document is kept in sessionStorage with its ETag and
  * revalidated with If-None-Match on each start of the console.
  */
-import { type LearnedAction, learnFromDocument } from '../../../shared/learn/from-openapi.ts'
+import {
+  type LearnedAccess,
+  type LearnedAction,
+  learnFromDocument,
+} from '../../../shared/learn/from-openapi.ts'
 import type { FieldDeclaration } from '../../../shared/resources/fields.ts'
 
 export const API = '/api/v2'
@@ -17,6 +21,7 @@ export interface Collection {
   actions: LearnedAction[]
   /** Fields the API shows once (a secret), in the answer to the create or an action. */
   revealed: string[]
+  access: LearnedAccess
 }
 
 export interface Learned {
@@ -57,6 +62,7 @@ export async function learn(): Promise<Learned> {
       fields: r.fields,
       actions: read.actions[name] ?? [],
       revealed: read.revealed?.[name] ?? [],
+      access: read.access?.[name] ?? { read: `read:${name}`, write: `write:${name}`, writable: true },
     })),
     scopes: metadata.scopes_supported ?? [],
   }
@@ -66,11 +72,15 @@ export async function learn(): Promise<Learned> {
 export const words = (name: string) => name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
 export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
-/** What the token's scopes allow on a collection. */
-export function allowed(scopes: readonly string[], collection: string) {
+/**
+ * What the token's scopes allow on a collection: `write` makes, changes and deletes records (of a
+ * writable collection), `act` runs its actions (a read-only one may have some: a delivery's retry).
+ */
+export function allowed(scopes: readonly string[], collection: Collection) {
+  const write = scopes.includes(collection.access.write)
   return {
-    read: scopes.includes(`read:${collection}`),
-    write: scopes.includes(`write:${collection}`),
-    remove: scopes.includes(`delete:${collection}`) || scopes.includes(`write:${collection}`),
+    read: scopes.includes(collection.access.read),
+    write: write && collection.access.writable,
+    act: write,
   }
 }

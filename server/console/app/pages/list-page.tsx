@@ -110,7 +110,7 @@ export function ListPage(props: { learned: Learned; scopes: string[]; collection
     else to.delete('cursor')
     navigate(`${path}?${to}`)
   }
-  const may = allowed(props.scopes, collection.name)
+  const may = allowed(props.scopes, collection)
   const filtered = [...params.keys()].some((k) => k !== 'cursor')
   return (
     <>

@@ -21,7 +21,7 @@ function Children(props: { parent: Collection; id: string; child: Collection; sc
     <section aria-labelledby={`children-${child.name}`} class="card">
       <div class="page-head">
         <h2 id={`children-${child.name}`}>{child.name}</h2>
-        {allowed(props.scopes, child.name).write ? (
+        {allowed(props.scopes, child).write ? (
           <Link class="button" href={`/console/c/${child.name}/new?parent=${encodeURIComponent(id)}`}>
             New {words(child.singular)}
           </Link>
@@ -57,7 +57,7 @@ export function RecordPage(props: {
   useEffect(() => {
     api(path).then((answer) => setRecord(answer.body), setFailure)
   }, [path])
-  const may = allowed(props.scopes, collection.name)
+  const may = allowed(props.scopes, collection)
   const act = async (action: string) => {
     setFailure(null)
     setDone('')
@@ -87,24 +87,30 @@ export function RecordPage(props: {
       </p>
       <div class="page-head">
         <Title>{id}</Title>
-        {may.write && record ? (
+        {(may.write || may.act) && record ? (
           <div class="actions">
-            <Link class="button" href={`/console/c/${collection.name}/${encodeURIComponent(id)}/edit`}>
-              Edit
-            </Link>
-            {collection.actions.map((action) => (
-              <button
-                type="button"
-                key={action.name}
-                title={action.summary}
-                onClick={() => void act(action.name)}
-              >
-                {action.name}
+            {may.write ? (
+              <Link class="button" href={`/console/c/${collection.name}/${encodeURIComponent(id)}/edit`}>
+                Edit
+              </Link>
+            ) : null}
+            {may.act
+              ? collection.actions.map((action) => (
+                  <button
+                    type="button"
+                    key={action.name}
+                    title={action.summary}
+                    onClick={() => void act(action.name)}
+                  >
+                    {action.name}
+                  </button>
+                ))
+              : null}
+            {may.write ? (
+              <button type="button" class="danger" onClick={() => setConfirming(true)}>
+                Delete
               </button>
-            ))}
-            <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Delete
-            </button>
+            ) : null}
           </div>
         ) : null}
       </div>
