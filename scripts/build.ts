@@ -7,7 +7,13 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 
+import { bundleConsole } from '../server/console/assets.ts'
+
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' } } })
+
+// The console's files, bundled first and carried inside api-server: nothing is read from disk
+// at run time (server/console/assets.ts reads them back from this definition).
+const consoleBundle = JSON.stringify(await bundleConsole())
 
 const targets = [
   { entry: 'server/main.ts', outfile: join(values.outdir, 'api-server') },
@@ -23,6 +29,7 @@ for (const { entry, outfile } of targets) {
     // bundle its code would be parsed at every start (docs/performance.md, memory under "Where
     // each target stands, and why").
     splitting: true,
+    define: { API_CONSOLE_BUNDLE: JSON.stringify(consoleBundle) },
   })
   if (!result.success) {
     for (const log of result.logs) console.error(log)

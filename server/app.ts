@@ -4,6 +4,7 @@ import type { Schema } from '../shared/schema/schema.ts'
 import { currentAccess } from './auth/current-access.ts'
 import { KeyRing } from './auth/keys.ts'
 import { type TokenSettings, TokenVerifier } from './auth/tokens.ts'
+import { mountConsole } from './console/routes.ts'
 import type { GraphQLEndpoint } from './graphql/endpoint.ts'
 import { graphiqlPage, mountGraphiQLAssets, wantsGraphiQL } from './graphql/graphiql-page.ts'
 import { isJsonType } from './http/body.ts'
@@ -62,6 +63,8 @@ interface AppOptions {
   resolve?: Resolver
   /** How long a webhook URL's host may take to resolve on create and change (default 5 s). */
   resolveTimeoutMs?: number
+  /** `--no-console` turns the web console (server/console/) off: every /console path is 404. */
+  console?: boolean
   /** MiB of record reads' answers kept (server/http/response-cache.ts); 0 turns the cache off (`--no-cache`). */
   cacheMb?: number
   /** `--metrics-token`: a bearer token that may read `/metrics` from any address (server/metrics/). */
@@ -196,6 +199,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   mountHealth(app, store, () => draining, redis)
   mountDocs(app)
   mountServiceIndex(app)
+  if (options.console ?? true) {
+    await store.clients.ensureConsole(baseUrl)
+    mountConsole(app, () =>
+      import('./console/assets.ts').then(({ loadConsoleAssets }) => loadConsoleAssets()),
+    )
+  }
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   // One quota for HTTP requests and GraphQL operations over WebSocket.
   const limiter =

@@ -170,6 +170,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .option('--demo', 'Load the demo data first when the database has none')
     .option('--production', 'No GraphQL introspection or field suggestions')
+    .option('--no-console', 'No web console: every /console path answers 404 (env API_CONSOLE=off)')
     .option(
       '--cors-origin <origin>',
       'Origin allowed to call the API from a browser, repeatable (env API_CORS_ORIGINS, comma-separated; default none)',
@@ -264,6 +265,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const onSignal = () => signalled.resolve()
       process.once('SIGTERM', onSignal)
       process.once('SIGINT', onSignal)
+      const withConsole = options.console !== false && io.env.API_CONSOLE !== 'off'
       const server = await serve({
         host,
         port,
@@ -274,6 +276,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         tls: transport.tls,
         trustProxy: transport.trustProxy,
         production: Boolean(options.production),
+        console: withConsole,
         corsOrigins,
         rateLimit,
         redis,
@@ -300,6 +303,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         schema: schemaFile,
         hasOrg: await server.hasOrganization(),
         production: Boolean(options.production),
+        console: withConsole,
       }
       for (const line of startHint(invocation(), state)) io.err(line)
       await signalled.promise

@@ -37,6 +37,8 @@ export interface ServeOptions {
   trustProxy?: boolean
   /** `--production`: no GraphQL introspection, no development pages. */
   production?: boolean
+  /** `--no-console`: no web console; every /console path is 404. On by default. */
+  console?: boolean
   /** Origins allowed to call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[]
   /** Longest pause while a request body arrives before it is 408 (default 5 s; tests shorten it). */
@@ -182,6 +184,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     store,
     baseUrl: baseUrl!.replace(/\/+$/, ''),
     production: options.production,
+    console: options.console,
     corsOrigins: options.corsOrigins,
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,

@@ -8,8 +8,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import type { Learned } from '../../shared/learn/from-openapi.ts'
 import { credentialsPath } from '../config.ts'
-import type { Learned } from './from-openapi.ts'
 
 const CachedFile = Type.Object({
   server: Type.String(),

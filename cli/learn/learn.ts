@@ -5,11 +5,11 @@
  * the kept copy, so that completion and --help work offline.
  */
 import { connectionFailure } from '../../shared/connection-failures.ts'
+import { learnFromDocument, UnreadableDocument } from '../../shared/learn/from-openapi.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import type { Context } from '../context.ts'
 import { apiErrorFrom, NetworkError } from '../errors.ts'
 import { type Cached, readCached, writeCached } from './cache.ts'
-import { learnFromDocument, UnreadableDocument } from './from-openapi.ts'
 import { SERVICE_COLLECTIONS, schemaOfLearned } from './schema.ts'
 
 /** The server has no document the CLI can learn from: it is older than the CLI; exit 1. */

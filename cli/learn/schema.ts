@@ -1,7 +1,7 @@
+import type { Learned } from '../../shared/learn/from-openapi.ts'
 import type { Action } from '../../shared/resources/index.ts'
 import { SERVICE_RESOURCES, schemaFromDeclaration } from '../../shared/schema/declaration.ts'
 import { createSchema, type Schema } from '../../shared/schema/schema.ts'
-import type { Learned } from './from-openapi.ts'
 
 /** The collections every server serves (users, events, webhook endpoints, deliveries). */
 export const SERVICE_COLLECTIONS: readonly string[] = SERVICE_RESOURCES.map((r) => r.name)

@@ -1,5 +1,6 @@
 import type { Schema } from '../../shared/schema/schema.ts'
 import { roleScopes } from '../auth/roles.ts'
+import { CONSOLE_CLIENT_ID } from '../store/types.ts'
 import {
   type AuthorizationRequest,
   AuthorizationRequestError,
@@ -77,7 +78,32 @@ const roleDenied = (ctx: OAuthContext, req: AuthorizationRequest, role: string) 
     }),
   )
 
-/** GET: the login page, or, with a valid login cookie, the consent page. */
+/** RFC 6749 §4.1.2: the code, bound to the client, user, redirect URI and PKCE challenge, sent back. */
+async function issueCode(
+  ctx: OAuthContext,
+  req: AuthorizationRequest,
+  user: { id: string; orgId: string },
+  scopes: string[],
+): Promise<Response> {
+  const code = randomToken('ac')
+  const now = ctx.clock()
+  await ctx.store.codes.insert(
+    code,
+    {
+      orgId: user.orgId,
+      clientId: req.client.id,
+      userId: user.id,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      scope: scopes,
+      expiresAt: now + AUTHORIZATION_CODE_TTL_S * 1000,
+    },
+    now,
+  )
+  return seeOther(authorizationResponseUrl(req.redirectUri, ctx.issuer, { code, state: req.state }))
+}
+
+/** GET: the login page, or, with a valid login cookie, the consent page (none for the console: its code at once). */
 async function show(ctx: OAuthContext, request: Request, query: string): Promise<Response> {
   const req = await parseAuthorizationRequest(ctx.schema, ctx.store, new URLSearchParams(query))
   const interaction = target(ctx, query, req)
@@ -85,6 +111,10 @@ async function show(ctx: OAuthContext, request: Request, query: string): Promise
   if (!user) return loginPage(ctx, request, interaction)
   const { scopes, withheld } = grantable(ctx.schema, req, user.role)
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
+  // The console is the service's own page, at the redirect URI registered for it at start: the
+  // user who signs in there has chosen this service, so there is no other party to consent to.
+  if (req.client.id === CONSOLE_CLIENT_ID && request.method === 'GET')
+    return issueCode(ctx, req, user, scopes)
   const csrf = csrfValue(ctx, request)
   const form = {
     action: interaction.action,
@@ -137,22 +167,7 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   }
   const { scopes } = grantable(ctx.schema, req, user.role)
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
-  const code = randomToken('ac')
-  const now = ctx.clock()
-  await ctx.store.codes.insert(
-    code,
-    {
-      orgId: user.orgId,
-      clientId: req.client.id,
-      userId: user.id,
-      redirectUri: req.redirectUri,
-      codeChallenge: req.codeChallenge,
-      scope: scopes,
-      expiresAt: now + AUTHORIZATION_CODE_TTL_S * 1000,
-    },
-    now,
-  )
-  return seeOther(authorizationResponseUrl(req.redirectUri, ctx.issuer, { code, state: req.state }))
+  return issueCode(ctx, req, user, scopes)
 }
 
 /** GET and POST /oauth/authorize (RFC 6749 §3.1, §4.1). */

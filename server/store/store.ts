@@ -204,6 +204,8 @@ export interface ClientStore {
   revoke(id: string, now?: string): Promise<boolean>
   /** A new secret for a live confidential client, the old one refused from now on; null otherwise. */
   renewSecret(id: string, now: string): Promise<string | null>
+  /** Registers the console's public client with the redirect URI under `baseUrl` (server/console/). */
+  ensureConsole(baseUrl: string): Promise<void>
 }
 
 export interface AuthorizationCodeStore {

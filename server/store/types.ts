@@ -145,6 +145,8 @@ export interface StoredAnswer {
 // oauth clients
 /** The CLI's public client, present in every database (contract: created by every migration run). */
 export const CLI_CLIENT_ID = 'api-cli'
+/** The web console's public client (server/console/), registered at every start with its base URL. */
+export const CONSOLE_CLIENT_ID = 'api-console'
 
 export const GRANT_TYPES = [
   'client_credentials',

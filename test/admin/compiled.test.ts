@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { chromiumAvailable, demoUser, signInToConsole, withBrowser } from '../console/support.ts'
 import { buildExecutables, execCompiled } from '../support/compiled.ts'
 import { rawExchange } from '../support/raw-http.ts'
 import { makeTestCertificates, type TestCertificates } from '../support/tls.ts'
@@ -117,6 +118,44 @@ describe('dist/api-server, compiled', () => {
       expect(await production.stop()).toBe(0)
     }
   })
+
+  it('serves the console from files inside the binary, also under --production, and none with --no-console', async () => {
+    const server = await startServe(['--port', '0', '--db', ':memory:', '--demo', '--production'], {
+      command: [join(bin, 'api-server')],
+      cwd: dir,
+    })
+    try {
+      const page = await fetch(`${server.url}/console/`)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+      const files = (await page.text()).match(/\/console\/assets\/[\w.-]+/g)!
+      expect(files).toHaveLength(2)
+      for (const file of files) expect((await fetch(`${server.url}${file}`)).status).toBe(200)
+      if (chromiumAvailable())
+        await withBrowser(async (context) => {
+          const signedIn = await signInToConsole(context, server, demoUser('admin'))
+          await signedIn.getByRole('heading', { name: 'Overview' }).waitFor()
+          await signedIn.getByText('alice@acme.example').waitFor()
+        })
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    for (const [flags, env] of [
+      [['--no-console'], {}],
+      [[], { API_CONSOLE: 'off' }],
+    ] as const) {
+      const off = await startServe(['--port', '0', '--db', ':memory:', ...flags], {
+        command: [join(bin, 'api-server')],
+        cwd: dir,
+        env,
+      })
+      try {
+        expect((await fetch(`${off.url}/console/`)).status).toBe(404)
+      } finally {
+        expect(await off.stop()).toBe(0)
+      }
+    }
+  }, 60_000)
 
   it('serves HTTPS to the compiled client, which trusts the private CA of API_CA_CERT', async () => {
     const db = join(dir, 'tls.db')

@@ -1,12 +1,12 @@
 /**
- * What the CLI learns from a server's OpenAPI document (cli/learn/from-openapi.ts) is what the
+ * What the CLI learns from a server's OpenAPI document (shared/learn/from-openapi.ts) is what the
  * server declares: for every collection of the built-in example, read from a real server's v1 and
  * v2 documents, the same fields, filters, sort and search fields, required and writable fields,
  * enum values, references, parent and actions as the example's own declaration.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { learnFromDocument } from '../../cli/learn/from-openapi.ts'
 import { SERVICE_COLLECTIONS, schemaOfLearned } from '../../cli/learn/schema.ts'
+import { learnFromDocument } from '../../shared/learn/from-openapi.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { example } from '../support/example.ts'

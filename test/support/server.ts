@@ -57,6 +57,7 @@ export async function startTestServer(
     | 'webhooks'
     | 'cacheMb'
     | 'production'
+    | 'console'
     | 'schema'
     | 'trustProxy'
     | 'metricsToken'

@@ -5,6 +5,7 @@ import { isoNow } from '../../../shared/time.ts'
 import type { Executor } from '../executor.ts'
 import {
   CLI_CLIENT_ID,
+  CONSOLE_CLIENT_ID,
   defaultGrantTypes,
   type ListedClient,
   type NewClient,
@@ -130,6 +131,27 @@ export async function ensureCliClient(x: Executor, scopes: readonly string[]): P
     // RFC 8252 §7.3: any port on the loopback address is accepted for this redirect.
     redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
     grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    scope: [...scopes],
+  }
+  await insertClient(x, client, null, isoNow())
+}
+
+/**
+ * Creates or refreshes the console's public client: its one redirect URI is under the base URL,
+ * which is known only once the server listens, so `serve` registers it at each start.
+ */
+export async function ensureConsoleClient(
+  x: Executor,
+  baseUrl: string,
+  scopes: readonly string[],
+): Promise<void> {
+  const client: OAuthClient = {
+    id: CONSOLE_CLIENT_ID,
+    orgId: null,
+    name: 'api console',
+    public: true,
+    redirectUris: [`${baseUrl}/console/callback`],
+    grantTypes: ['authorization_code', 'refresh_token'],
     scope: [...scopes],
   }
   await insertClient(x, client, null, isoNow())

@@ -10,6 +10,7 @@ import {
   clientRevoked,
   createClient,
   describeClient,
+  ensureConsoleClient,
   findClient,
   listClients,
   renewClientSecret,
@@ -191,6 +192,7 @@ export function txOver(x: Executor, backend: Backend): Tx {
       setScope: (id, scope) => setClientScope(x, id, scope),
       revoke: (id, now) => revokeClient(x, id, now),
       renewSecret: (id, now) => renewClientSecret(x, id, now),
+      ensureConsole: (baseUrl) => ensureConsoleClient(x, baseUrl, schema.scopes),
     },
     codes: {
       insert: (code, input, now) => insertAuthorizationCode(x, code, input, now),

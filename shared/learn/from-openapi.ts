@@ -4,14 +4,15 @@
  * schemas, filters from each list's parameters, actions from the action paths, and from each
  * collection's tag the `x-collection` extension (singular, id prefix, parent, sort and search
  * fields), which OpenAPI has no place for. The result is the collections' declaration, which the
- * CLI keeps (cli/learn/cache.ts) and builds its Schema from.
+ * CLI keeps (cli/learn/cache.ts) and builds its Schema from, and which the console
+ * (server/console/app/) builds its pages from: one reader for both.
  */
-import { camelCase } from '../../shared/query/fields.ts'
-import { PAGINATION_PARAMS } from '../../shared/query/pagination.ts'
-import { SHAPE_PARAMS } from '../../shared/query/shape.ts'
-import type { FieldDeclaration, FilterKind } from '../../shared/resources/fields.ts'
-import type { ResourceDeclaration } from '../../shared/schema/declaration.ts'
-import { pascal } from '../../shared/words.ts'
+import { camelCase } from '../query/fields.ts'
+import { PAGINATION_PARAMS } from '../query/pagination.ts'
+import { SHAPE_PARAMS } from '../query/shape.ts'
+import type { FieldDeclaration, FilterKind } from '../resources/fields.ts'
+import type { ResourceDeclaration } from '../schema/declaration.ts'
+import { pascal } from '../words.ts'
 
 type Json = Record<string, unknown>
 
@@ -25,6 +26,17 @@ export interface LearnedAction {
 export interface Learned {
   resources: Record<string, ResourceDeclaration>
   actions: Record<string, LearnedAction[]>
+  /** Fields shown once (a secret, in the answer to the create or an action), by collection. */
+  revealed?: Record<string, string[]>
+  /** The scopes that guard each collection, and whether records may be written through it. */
+  access?: Record<string, LearnedAccess>
+}
+
+/** The scopes that read and write a collection (another's, for deliveries), and whether it is writable. */
+export interface LearnedAccess {
+  read: string
+  write: string
+  writable: boolean
 }
 
 /** The document does not describe collections as this CLI reads them. */
@@ -198,6 +210,17 @@ export function learnFromDocument(document: unknown, prefix: string, service: re
         ? { parent: { collection: parent.collection, field: parent.field } }
         : {}),
       fields,
+    }
+    const revealed = strings(about.revealed)
+    if (revealed.length > 0) learned.revealed = { ...learned.revealed, [name]: revealed }
+    const scopes = objectAt(about, 'scopes')
+    learned.access = {
+      ...learned.access,
+      [name]: {
+        read: typeof scopes.read === 'string' ? scopes.read : `read:${name}`,
+        write: typeof scopes.write === 'string' ? scopes.write : `write:${name}`,
+        writable: about.writable !== false,
+      },
     }
     learned.actions[name] = Object.entries(paths).flatMap(([path, item]) => {
       const action = new RegExp(`^${prefix}/${name}/\\{id\\}/([a-z][a-z0-9-]*)$`).exec(path)?.[1]
