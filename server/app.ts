@@ -16,6 +16,7 @@ import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
 import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
 import { errorResponse, json, noContent } from './http/responses.ts'
+import { oauthClientHooks } from './oauth/client-hooks.ts'
 import { createOAuthContext } from './oauth/context.ts'
 import { mountOAuth } from './oauth/routes.ts'
 import { mountDocs } from './openapi/docs-page.ts'
@@ -129,11 +130,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     cursors: new CursorCodec(await store.settings.instanceSecret('cursor_key')),
     requestId: currentRequestId,
-    hooks: webhookHooks({
-      allowHttp: options.allowHttpWebhooks ?? false,
-      resolve: options.resolve,
-      resolveTimeoutMs: options.resolveTimeoutMs,
-    }),
+    hooks: new Map([
+      ...webhookHooks({
+        allowHttp: options.allowHttpWebhooks ?? false,
+        resolve: options.resolve,
+        resolveTimeoutMs: options.resolveTimeoutMs,
+      }),
+      oauthClientHooks(),
+    ]),
   }
 
   // The service's fixed paths (/, /docs, /healthz, the documents, the OAuth endpoints) by their

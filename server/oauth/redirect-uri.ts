@@ -36,3 +36,22 @@ export function formActionSource(uri: string): string {
   const url = new URL(uri)
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol
 }
+
+// A browser sent to one of these runs or shows what the address itself holds.
+const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'])
+
+/**
+ * Why `uri` cannot be registered as a redirect URI, or null when it can: it must be an absolute
+ * URI without a fragment (RFC 6749 §3.1.2), with a scheme the browser leaves for (not
+ * `javascript:` or `data:`). http to any host is allowed, as `client create` allows it; the
+ * authorization request then matches it exactly (`redirectUriMatches`).
+ */
+export function redirectUriProblem(uri: string): string | null {
+  // The authorization request compares the text exactly: what the parser would trim or drop never matches.
+  if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain spaces or control characters'
+  if (!URL.canParse(uri)) return 'must be an absolute URI'
+  if (uri.includes('#')) return 'must not have a fragment (#)'
+  if (REFUSED_SCHEMES.has(new URL(uri).protocol))
+    return 'must not be a javascript:, data:, vbscript:, file: or blob: URI'
+  return null
+}

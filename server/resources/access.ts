@@ -7,8 +7,9 @@ import type { EngineContext, ParentRef } from './context.ts'
 const missing = (resource: Resource, id: string) => notFound(`No ${resource.singular} with id ${id}.`)
 
 /**
- * The record the principal addresses: 404 when it does not exist, 403 when it belongs to another
- * organization (contract), and 404 when a nested path names a parent that does not own it.
+ * The record the principal addresses: 404 when it does not exist (or belongs to no organization),
+ * 403 when it belongs to another organization (contract), and 404 when a nested path names a
+ * parent that does not own it.
  */
 export async function loadRecord(
   ctx: EngineContext,
@@ -26,7 +27,8 @@ export async function loadRecord(
   const record = forUpdate
     ? await ctx.store.records.findForUpdate(resource, id)
     : await ctx.store.records.find(resource, id, read)
-  if (!record) throw missing(resource, id)
+  // A row of no organization is the service's own (the command-line client): none of the API's.
+  if (!record || record.orgId === null) throw missing(resource, id)
   if (record.orgId !== principal.orgId) throw ofAnotherOrganization(resource)
   if (parent && record.entity[resource.parent!.field] !== parent.id) throw missing(resource, id)
   return record

@@ -51,6 +51,17 @@ export interface ResourceHooks {
    * write's transaction opens (SQLite's transaction may not wait on the network); throws a 422.
    */
   check?(values: Record<string, unknown>): Promise<void>
+  /**
+   * Fills what a create or replacement leaves out and the declaration cannot default (a value that
+   * depends on another, or on the schema in force), and checks the values against one another;
+   * throws a 422. Runs in the first phase, without I/O; `values` is changed in place.
+   */
+  complete?(schema: Schema, values: Record<string, unknown>, mode: 'create' | 'replace' | 'patch'): void
+  /**
+   * Inside a change's transaction, with the record as it is then: refuses a change its state does
+   * not allow (409) or that the record and the values together would break (422).
+   */
+  changing?(before: Entity, values: Record<string, unknown>): void
   /** Inside a create's transaction, after the insert and its event: values only the create answer shows. */
   created?(
     ctx: EngineContext,

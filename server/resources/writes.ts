@@ -123,6 +123,7 @@ export function createValues(
   body: unknown,
 ): Record<string, unknown> {
   const values = validateBody(ctx.schema, resource, body, 'create')
+  ctx.hooks?.get(resource.name)?.complete?.(ctx.schema, values, 'create')
   fillCallerDefaults(resource, principal, body, values)
   checkPrivileged(principal, resource, values)
   return values
@@ -194,11 +195,13 @@ export function prepareUpdate(
   authorizeWrite(principal, resource)
   const values = validateBody(ctx.schema, resource, body, mode)
   const hooks = ctx.hooks?.get(resource.name)
+  hooks?.complete?.(ctx.schema, values, mode)
   return {
     check: async () => await hooks?.check?.(values),
     apply: async (tx) => {
       const before = (await loadRecord(tx, principal, resource, id, parent, true)).entity
       checkPrecondition(precondition, before)
+      hooks?.changing?.(before, values)
       checkPrivileged(principal, resource, values, before)
       await checkRelations(tx, resource, principal.orgId, values, id)
       const now = isoNow(tx.clock())

@@ -192,11 +192,14 @@ export interface ClientStore {
   /** `find` and `authenticate` know live clients only; the admin commands see revoked ones too. */
   list(orgId: string): Promise<ListedClient[]>
   describe(id: string): Promise<ListedClient | null>
+  /** True when it is revoked or no longer exists (deleted): its tokens end with it. */
   isRevoked(id: string): Promise<boolean>
   /** Replaces the scopes it may ask for; false when there is no such client. */
   setScope(id: string, scope: string[]): Promise<boolean>
   /** Revokes it and every grant it holds, in one transaction; false when it was not live. */
-  revoke(id: string): Promise<boolean>
+  revoke(id: string, now?: string): Promise<boolean>
+  /** A new secret for a live confidential client, the old one refused from now on; null otherwise. */
+  renewSecret(id: string, now: string): Promise<string | null>
   /** Registers the console's public client with the redirect URI under `baseUrl` (server/console/). */
   ensureConsole(baseUrl: string): Promise<void>
 }

@@ -26,7 +26,8 @@ export type Entity = Record<string, unknown>
 
 /** A record and its organization (which callers compare with the principal's: 403 or 404). */
 export interface StoredRecord {
-  orgId: string
+  /** Null for the service's own rows of no organization (the command-line client). */
+  orgId: string | null
   entity: Entity
 }
 
@@ -154,6 +155,10 @@ export const GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:device_code',
 ] as const
 export type GrantType = (typeof GRANT_TYPES)[number]
+
+/** The grants a client gets when it names none: a public client's browser flow, or a service's own. */
+export const defaultGrantTypes = (isPublic: boolean): GrantType[] =>
+  isPublic ? ['authorization_code', 'refresh_token'] : ['client_credentials']
 
 export interface OAuthClient {
   id: string

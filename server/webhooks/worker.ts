@@ -153,7 +153,7 @@ export function startWebhookWorker(
       )
       if (!disabled) return
       const endpoint = await tx.records.find(webhookEndpoints, delivery.endpointId)
-      if (!endpoint) return
+      if (!endpoint?.orgId) return
       await tx.events.append({
         id: newId(events.prefix),
         orgId: endpoint.orgId,

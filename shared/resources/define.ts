@@ -42,6 +42,11 @@ export interface ResourceInput {
    * table made by the service's migrations; a schema file declares the others.
    */
   service?: boolean
+  /**
+   * Only an admin's tokens may carry its scopes (an organization's OAuth clients): a member's and a
+   * viewer's never do, whatever they ask (server/auth/roles.ts).
+   */
+  adminOnly?: boolean
   /** What the collection holds, in a sentence (OpenAPI's and GraphQL's description). */
   description?: string
   /** The collection's name in the previous schema, whose records it keeps. */
@@ -85,12 +90,14 @@ export interface Resource
       | 'revealed'
       | 'changedWithoutEvents'
       | 'service'
+      | 'adminOnly'
       | 'description'
       | 'renamedFrom'
     >
   > {
   /** The service's own: its table comes from the service's migrations, not from a schema file. */
   service: boolean
+  adminOnly: boolean
   description?: string
   renamedFrom?: string
   /** Reads of it may be kept by the response cache (every change appends an event). */
@@ -170,11 +177,12 @@ export function defineResource(input: ResourceInput): Resource {
   for (const [name, description] of Object.entries(revealed))
     properties[name] = Type.Optional(Type.String({ description }))
   const guard = input.scopesOf ?? input.name
-  const { scopesOf: _, revealed: __, changedWithoutEvents, service, ...rest } = input
+  const { scopesOf: _, revealed: __, changedWithoutEvents, service, adminOnly, ...rest } = input
   return {
     writable: true,
     ...rest,
     service: service ?? false,
+    adminOnly: adminOnly ?? false,
     cacheable: !changedWithoutEvents,
     objects,
     presented,

@@ -19,6 +19,7 @@ import {
   text,
   timestamp,
 } from '../resources/fields.ts'
+import { oauthClients } from '../resources/oauth-clients.ts'
 import { users } from '../resources/users.ts'
 import { deliveries, webhookEndpoints } from '../resources/webhook-endpoints.ts'
 import { createSchema, type Schema } from './schema.ts'
@@ -43,7 +44,13 @@ export interface SchemaDeclaration {
 }
 
 /** The service's own collections: always served, never declared by a schema file. */
-export const SERVICE_RESOURCES: readonly Resource[] = [users, events, webhookEndpoints, deliveries]
+export const SERVICE_RESOURCES: readonly Resource[] = [
+  users,
+  events,
+  webhookEndpoints,
+  deliveries,
+  oauthClients,
+]
 
 /** The field a declaration describes; `prefixOf` gives the id prefix of a referenced collection. */
 export function fieldFromDeclaration(

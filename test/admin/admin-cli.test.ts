@@ -146,14 +146,15 @@ describe('api-server client create', () => {
     const [row] = query<{
       org_id: string
       secret_hash: string
-      scope: string
+      scopes: string
       grant_types: string
       public: number
     }>(
-      'SELECT org_id, secret_hash, scope, grant_types, public FROM oauth_clients WHERE id = ?',
+      'SELECT org_id, secret_hash, scopes, grant_types, public FROM oauth_clients WHERE id = ?',
       created.client_id,
     )
-    expect(row).toMatchObject({ org_id: orgId, scope: 'read:orders write:orders', public: 0 })
+    expect(row).toMatchObject({ org_id: orgId, public: 0 })
+    expect(JSON.parse(row!.scopes)).toEqual(['read:orders', 'write:orders'])
     expect(JSON.parse(row!.grant_types)).toEqual(['client_credentials'])
     expect(row!.secret_hash).not.toContain(created.client_secret)
     expect(databaseBytes(db).includes(created.client_secret)).toBe(false)

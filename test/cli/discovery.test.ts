@@ -155,7 +155,9 @@ describe('a server of another schema (the library)', () => {
   it('prints a completion script that offers books and its filters', async () => {
     const run = await api('completion', 'bash')
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain('words="users authors books chapters events webhook-endpoints deliveries"')
+    expect(run.stdout).toContain(
+      'words="users authors books chapters events webhook-endpoints deliveries oauth-clients"',
+    )
     expect(run.stdout).toMatch(
       /books\) words="\$words --isbn --author-id --pages --pages-gte --pages-lte --status /,
     )

@@ -1,6 +1,7 @@
 import { type ApiVersion, changedFields, fromBase } from '../../server/versions/versions.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import { exampleSchema } from '../../shared/resources/index.ts'
+import { KNOWN_VALUES } from '../support/example-values.ts'
 
 /** The built-in example, as the server serves it without a schema file. */
 const SCHEMA = exampleSchema()
@@ -12,6 +13,8 @@ function exampleValue(resource: Resource, name: string, refs: Record<string, str
   const field = resource.fields[name]!
   const format = (field.schema as { format?: string }).format
   serial += 1
+  const known = KNOWN_VALUES[resource.name]
+  if (known && Object.hasOwn(known, name)) return structuredClone(known[name])
   switch (field.kind) {
     case 'reference':
       return refs[field.references!]

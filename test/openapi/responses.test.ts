@@ -89,8 +89,9 @@ function filterValue(
 ): string {
   if (name.endsWith('_after') || name.endsWith('_before'))
     return name.endsWith('_after') ? '2020-01-01' : '2099-12-31T23:59:59Z'
-  if (name.endsWith('_gte')) return '0'
-  if (name.endsWith('_lte')) return '1000000000'
+  const timestamp = resource.fields[field]!.kind === 'timestamp'
+  if (name.endsWith('_gte')) return timestamp ? '2000-01-01' : '0'
+  if (name.endsWith('_lte')) return timestamp ? '2099-12-31T23:59:59Z' : '1000000000'
   if (resource.fields[field]!.kind === 'boolean') return String(record[field] ?? true)
   return String(record[field])
 }
@@ -333,7 +334,6 @@ async function exercise(d: Driver, prefix: string, resource: Resource, refs: Rec
   if (resource.name === 'users') await d.send('POST', createAt, 403, { as: readUsersOnly, json: body() })
   const path = `${collection}/${record.id}`
   await singleton(d, path, resource)
-  await actions(d, path, resource)
   if (nested) await d.send('GET', `${nested}/${record.id}`, 200)
   const patched = await d.send('PATCH', path, 200, { json: examplePatch(version, resource) })
   await d.send('PATCH', path, 412, {
@@ -344,6 +344,8 @@ async function exercise(d: Driver, prefix: string, resource: Resource, refs: Rec
   await d.send('PATCH', path, 415, { body: 'x', type: 'text/plain' })
   await d.send('PUT', path, 200, { json: body(), headers: { 'If-Match': patched.headers.get('etag')! } })
   await d.send('PUT', path, 422, { json: {} })
+  // After the changes: an action may end what a record can still do (a revoked OAuth client).
+  await actions(d, path, resource)
   await d.send('DELETE', path, 412, { headers: { 'If-Match': '"stale"' } })
   await d.send('DELETE', path, 204)
   await d.send('DELETE', path, 404)

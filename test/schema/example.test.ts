@@ -30,6 +30,7 @@ describe('the built-in example as a schema file', () => {
       'events',
       'webhook-endpoints',
       'deliveries',
+      'oauth-clients',
     ])
     expect(schema.resources.filter((r) => r.service).map((r) => r.name)).toEqual(
       SERVICE_RESOURCES.map((r) => r.name),

@@ -261,7 +261,7 @@ export const CASES: Case[] = [
     },
     lines: ['resources.books.singular: a singular is camelCase (book, lineItem)'],
   },
-  ...['users', 'events', 'webhook-endpoints', 'deliveries'].map((name) => ({
+  ...['users', 'events', 'webhook-endpoints', 'deliveries', 'oauth-clients'].map((name) => ({
     name: `the service's own ${name}`,
     edit: (f: Loose) => {
       f.resources[name] = { singular: 'thing', prefix: 'thg', fields: { name: { type: 'text' } } }

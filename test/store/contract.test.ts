@@ -346,11 +346,13 @@ for (const backend of backends) {
       const other = openStore(location, exampleSchema())
       try {
         await other.migrate()
+        // A live client's token: one of a client that is not there (deleted) is refused at once.
+        const { client } = await store.clients.create({ name: 'cache', orgId, public: false })
         const principal = {
           kind: 'client' as const,
-          subject: 'clt_cache',
+          subject: client.id,
           orgId,
-          clientId: 'clt_cache',
+          clientId: client.id,
           scopes: new Set<string>(),
           expiresAt: Date.now() / 1000 + 3600,
           tokenId: 'jti-cache',

@@ -52,6 +52,20 @@ export function exampleValue(
   }
 }
 
+/**
+ * Values a declaration cannot tell, by collection: an OAuth client's lists hold grant types,
+ * redirect URIs and scopes the server knows (`read:users` is in every schema), and `public` is set
+ * on create only, so every example record keeps one value of it.
+ */
+export const KNOWN_VALUES: Record<string, Record<string, unknown>> = {
+  'oauth-clients': {
+    public: false,
+    grantTypes: ['client_credentials', 'authorization_code'],
+    redirectUris: ['https://example.com/callback'],
+    scopes: ['read:users'],
+  },
+}
+
 /** A create body of `resource` with every field a client may send, the `n`-th of its kind. */
 export function exampleRecord(
   resource: Resource,
@@ -59,8 +73,14 @@ export function exampleRecord(
   idOf: (collection: string) => string,
 ): Record<string, unknown> {
   const tag = runTag()
+  const known = KNOWN_VALUES[resource.name] ?? {}
   return Object.fromEntries(
-    resource.writableFields.map((name) => [name, exampleValue(resource.fields[name]!, n, idOf, tag)]),
+    resource.writableFields.map((name) => [
+      name,
+      Object.hasOwn(known, name)
+        ? structuredClone(known[name])
+        : exampleValue(resource.fields[name]!, n, idOf, tag),
+    ]),
   )
 }
 

@@ -6,6 +6,7 @@ import type { Executor } from '../executor.ts'
 import {
   CLI_CLIENT_ID,
   CONSOLE_CLIENT_ID,
+  defaultGrantTypes,
   type ListedClient,
   type NewClient,
   type OAuthClient,
@@ -19,7 +20,7 @@ interface ClientRow {
   public: number | boolean
   redirect_uris: string
   grant_types: string
-  scope: string
+  scopes: string
   created_at: string
   revoked_at: string | null
 }
@@ -28,6 +29,8 @@ interface ClientRow {
 // cannot be guessed from a dictionary); SHA-256 keeps token requests cheap.
 const hashSecret = (secret: string) => sha256Hex(secret)
 
+const makeSecret = () => `cs_${encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)))}`
+
 export async function createClient(
   x: Executor,
   input: NewClient,
@@ -35,11 +38,8 @@ export async function createClient(
   scopes: readonly string[],
 ): Promise<{ client: OAuthClient; secret: string | null }> {
   const id = newId('clt')
-  const secret = input.public
-    ? null
-    : `cs_${encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)))}`
-  const grantTypes =
-    input.grantTypes ?? (input.public ? ['authorization_code', 'refresh_token'] : ['client_credentials'])
+  const secret = input.public ? null : makeSecret()
+  const grantTypes = input.grantTypes ?? defaultGrantTypes(input.public)
   const now = isoNow()
   const client: OAuthClient = {
     id,
@@ -63,14 +63,14 @@ async function insertClient(
   // An existing client that would not change is left alone: every start registers the CLI's
   // client, and a start that finds the database as it needs it writes nothing.
   await x.run(
-    `INSERT INTO oauth_clients (id, org_id, name, secret_hash, public, redirect_uris, grant_types, scope, created_at, updated_at)
+    `INSERT INTO oauth_clients (id, org_id, name, secret_hash, public, redirect_uris, grant_types, scopes, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET name = excluded.name, public = excluded.public,
-       redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types, scope = excluded.scope,
+       redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types, scopes = excluded.scopes,
        updated_at = excluded.updated_at
      WHERE oauth_clients.name <> excluded.name OR oauth_clients.public <> excluded.public
        OR oauth_clients.redirect_uris <> excluded.redirect_uris OR oauth_clients.grant_types <> excluded.grant_types
-       OR oauth_clients.scope <> excluded.scope`,
+       OR oauth_clients.scopes <> excluded.scopes`,
     [
       c.id,
       c.orgId,
@@ -79,7 +79,7 @@ async function insertClient(
       x.dialect.nativeBooleans ? c.public : c.public ? 1 : 0,
       JSON.stringify(c.redirectUris),
       JSON.stringify(c.grantTypes),
-      c.scope.join(' '),
+      JSON.stringify(c.scope),
       now,
       now,
     ],
@@ -94,7 +94,7 @@ function fromRow(row: ClientRow): OAuthClient {
     public: row.public === 1 || row.public === true,
     redirectUris: JSON.parse(row.redirect_uris),
     grantTypes: JSON.parse(row.grant_types),
-    scope: row.scope.split(' ').filter(Boolean),
+    scope: JSON.parse(row.scopes),
   }
 }
 
@@ -177,17 +177,31 @@ export async function describeClient(x: Executor, id: string): Promise<ListedCli
   return row ? listed(row) : null
 }
 
-/** Whether the client was revoked (an unknown id was not: its tokens fail their own checks). */
+/** Whether the client is no longer live: revoked, or deleted (its tokens end with it). */
 export async function clientRevoked(x: Executor, id: string): Promise<boolean> {
-  return (await x.get('SELECT 1 FROM oauth_clients WHERE id = ? AND revoked_at IS NOT NULL', [id])) !== null
+  return (await x.get('SELECT 1 FROM oauth_clients WHERE id = ? AND revoked_at IS NULL', [id])) === null
+}
+
+/**
+ * A new secret for a live confidential client, replacing its hash (none yet, for one just created
+ * through the API): the old secret stops working with this write. Null, and nothing changed, for
+ * a public, revoked or unknown client.
+ */
+export async function renewClientSecret(x: Executor, id: string, now: string): Promise<string | null> {
+  const secret = makeSecret()
+  const changed = await x.run(
+    'UPDATE oauth_clients SET secret_hash = ?, updated_at = ? WHERE id = ? AND NOT public AND revoked_at IS NULL',
+    [hashSecret(secret), now, id],
+  )
+  return changed > 0 ? secret : null
 }
 
 /** Replaces the scopes the client may ask for; false when there is no such client. */
 export async function setClientScope(x: Executor, id: string, scope: string[]): Promise<boolean> {
   const now = isoNow()
   return (
-    (await x.run('UPDATE oauth_clients SET scope = ?, updated_at = ? WHERE id = ?', [
-      scope.join(' '),
+    (await x.run('UPDATE oauth_clients SET scopes = ?, updated_at = ? WHERE id = ?', [
+      JSON.stringify(scope),
       now,
       id,
     ])) > 0
@@ -199,8 +213,7 @@ export async function setClientScope(x: Executor, id: string, scope: string[]): 
  * users' access tokens (through their grant) stop working, and its client-credentials tokens are
  * refused because their client is (server/auth/current-access.ts). False when it was not live.
  */
-export async function revokeClient(x: Executor, id: string): Promise<boolean> {
-  const now = isoNow()
+export async function revokeClient(x: Executor, id: string, now = isoNow()): Promise<boolean> {
   return x.transaction(async (x) => {
     const revoked = await x.run(
       'UPDATE oauth_clients SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL',

@@ -13,6 +13,7 @@ import {
   ensureConsoleClient,
   findClient,
   listClients,
+  renewClientSecret,
   revokeClient,
   setClientScope,
 } from './clients.ts'
@@ -188,7 +189,8 @@ export function txOver(x: Executor, backend: Backend): Tx {
       describe: (id) => describeClient(x, id),
       isRevoked: (id) => clientRevoked(x, id),
       setScope: (id, scope) => setClientScope(x, id, scope),
-      revoke: (id) => revokeClient(x, id),
+      revoke: (id, now) => revokeClient(x, id, now),
+      renewSecret: (id, now) => renewClientSecret(x, id, now),
       ensureConsole: (baseUrl) => ensureConsoleClient(x, baseUrl, schema.scopes),
     },
     codes: {

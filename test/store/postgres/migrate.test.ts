@@ -155,7 +155,9 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       ]),
     )
     const searchable = new Set(SCHEMA.resources.filter((r) => r.searchable.length > 0).map((r) => r.table))
-    expect(searchable).toEqual(new Set(['users', 'addresses', 'products', 'posts', 'comments']))
+    expect(searchable).toEqual(
+      new Set(['users', 'addresses', 'products', 'posts', 'comments', 'oauth_clients']),
+    )
 
     const expected: Record<string, Record<string, string>> = {}
     const tables = sqlite
@@ -248,7 +250,7 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       for (const k of keys)
         fks.push(`${table} (${k.from}) REFERENCES ${k.table} (${k.to}) ON DELETE ${k.on_delete}`)
     }
-    for (const table of ['users', 'addresses', 'products', 'posts', 'comments'])
+    for (const table of ['users', 'addresses', 'products', 'posts', 'comments', 'oauth_clients'])
       expected.push(`${table}_search ON ${table} gin (search_vector)`)
     expected.push('events_org_seq ON events btree (org_id, seq)', 'UNIQUE UNIQUE ON events btree (seq)')
     // SQLite's INTEGER PRIMARY KEY is the rowid itself, with no index of its own.
@@ -322,7 +324,12 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
   it('gives names that differ only in case the key to the older one, and builds the unique index (migration 5)', async () => {
     const { sql: old } = await freshDatabase(1)
     await migratePostgres(old, exampleSchema())
-    // Back to version 4, where two names could differ only in case.
+    // Back to version 4, where two names could differ only in case (and clients were no resource).
+    await old`ALTER TABLE oauth_clients DROP COLUMN search_vector`
+    for (const index of ['org_created', 'org_updated', 'org_name_sort', 'org_public'])
+      await old.unsafe(`DROP INDEX oauth_clients_${index}`)
+    await old`ALTER TABLE oauth_clients DROP COLUMN scopes`
+    await old`ALTER TABLE oauth_clients ADD COLUMN scope text NOT NULL DEFAULT ''`
     await old`DROP INDEX orgs_name_key_unique`
     await old`ALTER TABLE orgs DROP COLUMN name_key`
     await old`ALTER TABLE oauth_clients DROP COLUMN revoked_at`
