@@ -5,6 +5,7 @@
  */
 import { type LearnedAction, learnFromDocument } from '../../../shared/learn/from-openapi.ts'
 import type { FieldDeclaration } from '../../../shared/resources/fields.ts'
+import { pascal } from '../../../shared/words.ts'
 
 export const API = '/api/v2'
 const KEPT = 'api-console:openapi'
@@ -24,6 +25,25 @@ export interface Learned {
 }
 
 export const byName = (learned: Learned, name: string) => learned.collections.find((c) => c.name === name)
+
+/**
+ * A record's fields less the values its answers reveal once (a secret): those are properties of
+ * its schema that no record read carries, so not `required` there. Left as fields, a record page
+ * would show a `secret` row that is always empty, and the revealed value would not be told apart.
+ */
+function withoutRevealed(
+  fields: Record<string, FieldDeclaration>,
+  document: unknown,
+  singular: string,
+): Record<string, FieldDeclaration> {
+  const schemas = (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas
+  const record = schemas?.[pascal(singular)] as { properties?: object; required?: string[] } | undefined
+  const required = record?.required ?? []
+  const properties = Object.keys(record?.properties ?? {})
+  return Object.fromEntries(
+    Object.entries(fields).filter(([name]) => !properties.includes(name) || required.includes(name)),
+  )
+}
 
 /** Reads the collections and the scopes the service offers. */
 export async function learn(): Promise<Learned> {
@@ -54,7 +74,7 @@ export async function learn(): Promise<Learned> {
       name,
       singular: r.singular,
       ...(r.parent ? { parent: r.parent } : {}),
-      fields: r.fields,
+      fields: withoutRevealed(r.fields, document, r.singular),
       actions: read.actions[name] ?? [],
     })),
     scopes: metadata.scopes_supported ?? [],
