@@ -18,9 +18,12 @@ export const demoUser = (role: 'admin' | 'member' | 'viewer' | 'bob'): DemoUser 
     ? DEMO_USERS.find((u) => u.org === 'Globex')!
     : DEMO_USERS.find((u) => u.org === 'Acme' && u.role === role)!
 
-/** Starts a server over `schema` (the built-in example by default) with the demo data loaded. */
-export async function startConsoleServer(schema?: Schema): Promise<TestServer> {
-  const server = await startTestServer(schema ? { schema } : {})
+/** Starts a server over `schema` (the built-in example by default) with the demo data loaded; `options` go to serve(). */
+export async function startConsoleServer(
+  schema?: Schema,
+  options: Parameters<typeof startTestServer>[0] = {},
+): Promise<TestServer> {
+  const server = await startTestServer(schema ? { ...options, schema } : options)
   await seed(server.store)
   return server
 }
