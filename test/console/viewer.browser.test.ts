@@ -104,7 +104,7 @@ describe.skipIf(!run)('a viewer in the console', () => {
         await page.getByRole('button', { name: 'Create' }).click()
         const alert = page.getByRole('alert')
         await alert.waitFor()
-        expect({ collection, alert: await alert.innerText() }).toEqual({
+        expect({ collection, alert: await alert.textContent() }).toEqual({
           collection,
           alert: expect.stringContaining('FORBIDDEN'),
         })
