@@ -16,6 +16,10 @@ export interface Collection {
   parent?: { collection: string; field: string }
   fields: Record<string, FieldDeclaration>
   actions: LearnedAction[]
+  /** The collection whose scopes guard this one's (a delivery's are its webhook endpoint's). */
+  guard: string
+  /** Whether its records are changed through the API; a delivery's only by its action. */
+  writable: boolean
 }
 
 export interface Learned {
@@ -43,6 +47,16 @@ function withoutRevealed(
   return Object.fromEntries(
     Object.entries(fields).filter(([name]) => !properties.includes(name) || required.includes(name)),
   )
+}
+
+type Operation = { security?: { oauth2?: string[] }[] }
+
+/** Which scopes guard a collection, and whether its records are written, as its record's path says. */
+function guardOf(document: unknown, name: string): { guard: string; writable: boolean } {
+  const paths = (document as { paths?: Record<string, Record<string, Operation>> }).paths
+  const one = paths?.[`${API}/${name}/{id}`]
+  const read = one?.get?.security?.[0]?.oauth2?.find((scope) => scope.startsWith('read:'))
+  return { guard: read ? read.slice('read:'.length) : name, writable: one ? 'patch' in one : true }
 }
 
 /** Reads the collections and the scopes the service offers. */
@@ -76,6 +90,7 @@ export async function learn(): Promise<Learned> {
       ...(r.parent ? { parent: r.parent } : {}),
       fields: withoutRevealed(r.fields, document, r.singular),
       actions: read.actions[name] ?? [],
+      ...guardOf(document, name),
     })),
     scopes: metadata.scopes_supported ?? [],
   }
@@ -85,11 +100,12 @@ export async function learn(): Promise<Learned> {
 export const words = (name: string) => name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
 export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
-/** What the token's scopes allow on a collection. */
-export function allowed(scopes: readonly string[], collection: string) {
+/** What the token's scopes allow on a collection: `write` its actions, `change` its records too. */
+export function allowed(scopes: readonly string[], collection: Pick<Collection, 'guard' | 'writable'>) {
+  const write = scopes.includes(`write:${collection.guard}`)
   return {
-    read: scopes.includes(`read:${collection}`),
-    write: scopes.includes(`write:${collection}`),
-    remove: scopes.includes(`delete:${collection}`) || scopes.includes(`write:${collection}`),
+    read: scopes.includes(`read:${collection.guard}`),
+    write,
+    change: write && collection.writable,
   }
 }

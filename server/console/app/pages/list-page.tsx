@@ -100,13 +100,13 @@ export function ListPage(props: { learned: Learned; scopes: string[]; collection
     else to.delete('cursor')
     navigate(`${path}?${to}`)
   }
-  const may = allowed(props.scopes, collection.name)
+  const may = allowed(props.scopes, collection)
   const filtered = [...params.keys()].some((k) => k !== 'cursor')
   return (
     <>
       <div class="page-head">
         <Title>{collection.name}</Title>
-        {may.write && !collection.parent ? (
+        {may.change && !collection.parent ? (
           <Link class="button primary" href={`${path}/new`}>
             New {words(collection.singular)}
           </Link>

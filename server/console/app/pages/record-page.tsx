@@ -21,7 +21,7 @@ function Children(props: { parent: Collection; id: string; child: Collection; sc
     <section aria-labelledby={`children-${child.name}`} class="card">
       <div class="page-head">
         <h2 id={`children-${child.name}`}>{child.name}</h2>
-        {allowed(props.scopes, child.name).write ? (
+        {allowed(props.scopes, child).change ? (
           <Link class="button" href={`/console/c/${child.name}/new?parent=${encodeURIComponent(id)}`}>
             New {words(child.singular)}
           </Link>
@@ -57,7 +57,7 @@ export function RecordPage(props: {
   useEffect(() => {
     api(path).then((answer) => setRecord(answer.body), setFailure)
   }, [path])
-  const may = allowed(props.scopes, collection.name)
+  const may = allowed(props.scopes, collection)
   const act = async (action: string) => {
     setFailure(null)
     setDone('')
@@ -89,9 +89,11 @@ export function RecordPage(props: {
         <Title>{id}</Title>
         {may.write && record ? (
           <div class="actions">
-            <Link class="button" href={`/console/c/${collection.name}/${encodeURIComponent(id)}/edit`}>
-              Edit
-            </Link>
+            {may.change ? (
+              <Link class="button" href={`/console/c/${collection.name}/${encodeURIComponent(id)}/edit`}>
+                Edit
+              </Link>
+            ) : null}
             {collection.actions.map((action) => (
               <button
                 type="button"
@@ -102,9 +104,11 @@ export function RecordPage(props: {
                 {action.name}
               </button>
             ))}
-            <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Delete
-            </button>
+            {may.change ? (
+              <button type="button" class="danger" onClick={() => setConfirming(true)}>
+                Delete
+              </button>
+            ) : null}
           </div>
         ) : null}
       </div>
