@@ -84,7 +84,9 @@ describe.skipIf(!run)('OAuth clients in the console', () => {
       await page.getByRole('button', { name: 'revoke' }).click()
       await page.getByText('revoke: done.').waitFor()
       // revokedAt is shown with the time it was revoked.
-      const revokedAt = page.locator('dl.fields dt', { hasText: 'revokedAt' }).locator('xpath=following-sibling::dd')
+      const revokedAt = page
+        .locator('dl.fields dt', { hasText: 'revokedAt' })
+        .locator('xpath=following-sibling::dd')
       expect(await revokedAt.textContent()).toMatch(/^\d{4}-\d\d-\d\dT/)
       expect(await apiStatus(second.token!)).toBe(401)
       expect((await clientCredentials(id, rotated)).status).toBe(401)

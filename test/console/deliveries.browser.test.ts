@@ -70,7 +70,10 @@ describe.skipIf(!run)('webhook deliveries in the console', () => {
       await screenshot(page, 'deliveries')
 
       answer = 200
-      const failed = page.getByRole('region', { name: 'deliveries' }).getByRole('row').filter({ hasText: 'failed' })
+      const failed = page
+        .getByRole('region', { name: 'deliveries' })
+        .getByRole('row')
+        .filter({ hasText: 'failed' })
       const deliveryId = (await failed.getByRole('link').textContent())!.trim()
       await failed.getByRole('link').click()
       await page.getByRole('heading', { level: 1, name: deliveryId }).waitFor()

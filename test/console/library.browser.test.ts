@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import shop from '../../shared/example/shop.schema.json' with { type: 'json' }
 import { librarySchema } from '../support/library.ts'
 import type { TestServer } from '../support/server.ts'
-import { CONSOLE_WINDOW, expectAccessible, type OrgApi, orgApi } from './checks.ts'
+import { CONSOLE_WINDOW, expectAccessible, type OrgApi, orgApi, screenshot } from './checks.ts'
 import { chromiumAvailable, demoUser, signInToConsole, startConsoleServer, withBrowser } from './support.ts'
 
 const run = chromiumAvailable()
@@ -77,6 +77,8 @@ describe.skipIf(!run)('the console over the library schema', () => {
       await nav.getByRole('link', { name: 'Event log', exact: true }).click()
       await page.getByRole('heading', { name: 'Event log' }).waitFor()
       await page.getByRole('row').filter({ hasText: 'book.lent' }).filter({ hasText: bookId }).waitFor()
+      // The log of a young organization: a page that fits the window, and a schema of its own.
+      await screenshot(page, 'events')
     }, CONSOLE_WINDOW)
   }, 60_000)
 })
