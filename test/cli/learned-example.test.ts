@@ -5,8 +5,8 @@
  * enum values, references, parent and actions as the example's own declaration.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { learnFromDocument } from '../../shared/learn/from-openapi.ts'
 import { SERVICE_COLLECTIONS, schemaOfLearned } from '../../cli/learn/schema.ts'
+import { learnFromDocument } from '../../shared/learn/from-openapi.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { example } from '../support/example.ts'
