@@ -255,6 +255,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const onSignal = () => signalled.resolve()
       process.once('SIGTERM', onSignal)
       process.once('SIGINT', onSignal)
+      const withConsole = options.console !== false && io.env.API_CONSOLE !== 'off'
       const server = await serve({
         host,
         port,
@@ -265,7 +266,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         tls: transport.tls,
         trustProxy: transport.trustProxy,
         production: Boolean(options.production),
-        console: options.console !== false && io.env.API_CONSOLE !== 'off',
+        console: withConsole,
         corsOrigins,
         rateLimit,
         redis,
@@ -291,6 +292,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         schema: schemaFile,
         hasOrg: await server.hasOrganization(),
         production: Boolean(options.production),
+        console: withConsole,
       }
       for (const line of startHint(invocation(), state)) io.err(line)
       await signalled.promise

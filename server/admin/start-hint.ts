@@ -58,13 +58,15 @@ interface StartState {
   hasOrg: boolean
   /** `--production`: no GraphiQL at /graphql. */
   production?: boolean
+  /** The web console at /console (on unless `--no-console`). */
+  console?: boolean
 }
 
-/** Where a person with a browser goes: the API reference, and GraphQL (GraphiQL but in production). */
+/** Where a person with a browser goes: the console, the API reference, and GraphQL (GraphiQL but in production). */
 function browseLine(state: StartState): string {
   return state.production
-    ? `API reference: ${state.url}/docs  GraphQL: ${state.url}/graphql (no GraphiQL with --production)`
-    : `In a browser: ${state.url}/docs (API reference), ${state.url}/graphql (GraphiQL)`
+    ? `${state.console ? `Console: ${state.url}/console  ` : ''}API reference: ${state.url}/docs  GraphQL: ${state.url}/graphql (no GraphiQL with --production)`
+    : `In a browser: ${state.console ? `${state.url}/console (console), ` : ''}${state.url}/docs (API reference), ${state.url}/graphql (GraphiQL)`
 }
 
 /**

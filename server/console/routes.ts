@@ -7,7 +7,7 @@ import type { ConsoleAssets } from './assets.ts'
  * What a console page may load: its own script and stylesheet from this origin, nothing inline,
  * nothing from another host; it talks to this origin only and no other site may frame it.
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -22,7 +22,6 @@ function strict(response: Response): Response {
   response.headers.set('Content-Security-Policy', CONSOLE_CSP)
   response.headers.set('X-Frame-Options', 'DENY')
   response.headers.set('Referrer-Policy', 'no-referrer')
-  response.headers.set('X-Content-Type-Options', 'nosniff')
   return response
 }
 

@@ -102,7 +102,7 @@ function componentResponses(
  * What a client learning the collections from this document (the CLI, docs/cli.md) needs and
  * OpenAPI has no place for: the singular its component schemas are named after, the id prefix
  * that reference fields' patterns name, the parent and the field carrying its id, and the fields
- * `sort` and `q` take (the parameters name them only in prose). Fields, types, filters and
+ * `sort` and `q` take (the parameters name them only in prose), and those revealed once. Fields, types, filters and
  * actions it reads from the standard parts.
  */
 const collectionExtension = (r: Resource) => ({
@@ -111,6 +111,9 @@ const collectionExtension = (r: Resource) => ({
   ...(r.parent ? { parent: { ...r.parent } } : {}),
   sort: r.sortable.filter((f) => r.fields[f]?.sort),
   search: [...r.searchable],
+  // Fields shown once, in the answer to the create and to an action (a secret): the console
+  // offers to copy them and says they will not be shown again.
+  ...(Object.keys(r.revealed).length > 0 ? { revealed: Object.keys(r.revealed) } : {}),
 })
 
 const tagsOf = (schema: Schema) => [

@@ -26,6 +26,8 @@ export interface LearnedAction {
 export interface Learned {
   resources: Record<string, ResourceDeclaration>
   actions: Record<string, LearnedAction[]>
+  /** Fields shown once (a secret, in the answer to the create or an action), by collection. */
+  revealed?: Record<string, string[]>
 }
 
 /** The document does not describe collections as this CLI reads them. */
@@ -200,6 +202,8 @@ export function learnFromDocument(document: unknown, prefix: string, service: re
         : {}),
       fields,
     }
+    const revealed = strings(about.revealed)
+    if (revealed.length > 0) learned.revealed = { ...learned.revealed, [name]: revealed }
     learned.actions[name] = Object.entries(paths).flatMap(([path, item]) => {
       const action = new RegExp(`^${prefix}/${name}/\\{id\\}/([a-z][a-z0-9-]*)$`).exec(path)?.[1]
       const post = objectAt(item, 'post')

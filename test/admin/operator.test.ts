@@ -125,7 +125,7 @@ describe('api-server serve: stdout is the JSON log, people read stderr', () => {
     expect(await server.stop()).toBe(0)
     expect(server.stderr()).not.toContain('no organization')
     expect(server.stderr()).toContain(
-      `In a browser: ${server.url}/docs (API reference), ${server.url}/graphql (GraphiQL)\n` +
+      `In a browser: ${server.url}/console (console), ${server.url}/docs (API reference), ${server.url}/graphql (GraphiQL)\n` +
         `Next, in another terminal: API_URL=${server.url} npm run -s api -- login`,
     )
   })
@@ -134,7 +134,7 @@ describe('api-server serve: stdout is the JSON log, people read stderr', () => {
     const server = await startServe(['--port', '0', '--db', newDb(), '--production'])
     expect(await server.stop()).toBe(0)
     expect(server.stderr()).toContain(
-      `API reference: ${server.url}/docs  GraphQL: ${server.url}/graphql (no GraphiQL with --production)\n`,
+      `Console: ${server.url}/console  API reference: ${server.url}/docs  GraphQL: ${server.url}/graphql (no GraphiQL with --production)\n`,
     )
   })
 

@@ -62,7 +62,8 @@ const NAMING = new RegExp(
 
 async function serverFiles(): Promise<string[]> {
   const files: string[] = []
-  for await (const path of new Glob('server/**/*.ts').scan(ROOT)) if (!ALLOWED.has(path)) files.push(path)
+  for await (const path of new Glob('server/**/*.{ts,tsx}').scan(ROOT))
+    if (!ALLOWED.has(path)) files.push(path)
   return files.sort()
 }
 

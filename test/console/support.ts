@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server.ts'
 
 export { chromiumAvailable, withBrowser } from '../oauth/browser.ts'
 
-export type DemoUser = (typeof DEMO_USERS)[number]
+type DemoUser = (typeof DEMO_USERS)[number]
 
 /** A demo user by role (`admin`, `member`, `viewer` of Acme; `bob` is Globex's admin). */
 export const demoUser = (role: 'admin' | 'member' | 'viewer' | 'bob'): DemoUser =>
@@ -18,12 +18,20 @@ export const demoUser = (role: 'admin' | 'member' | 'viewer' | 'bob'): DemoUser 
     ? DEMO_USERS.find((u) => u.org === 'Globex')!
     : DEMO_USERS.find((u) => u.org === 'Acme' && u.role === role)!
 
-/** Starts a server over `schema` (the built-in example by default) with the demo data loaded; `options` go to serve(). */
+/**
+ * Starts a server over `schema` (the built-in example by default) with the demo data loaded; http
+ * webhook URLs to loopback are allowed, so that endpoints can be made in a test; `options` go to
+ * serve() (the webhook worker's quicker retries).
+ */
 export async function startConsoleServer(
   schema?: Schema,
   options: Parameters<typeof startTestServer>[0] = {},
 ): Promise<TestServer> {
-  const server = await startTestServer(schema ? { ...options, schema } : options)
+  const server = await startTestServer({
+    webhooks: { allowHttp: true },
+    ...options,
+    ...(schema ? { schema } : {}),
+  })
   await seed(server.store)
   return server
 }

@@ -1,7 +1,7 @@
 /** The public API with the signed-in user's bearer token; a refusal becomes an ApiFailure. */
 import { refresh, session } from './auth.ts'
 
-export interface Detail {
+interface Detail {
   field: string
   message: string
 }
@@ -19,7 +19,7 @@ export class ApiFailure extends Error {
   }
 }
 
-export interface Answer<T> {
+interface Answer<T> {
   status: number
   body: T
   etag: string | null

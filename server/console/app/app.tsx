@@ -44,6 +44,7 @@ function Page(props: { learned: Learned; url: URL }) {
 
 function Navigation(props: { learned: Learned; url: URL }) {
   const current = props.url.pathname
+  const scopes = session()?.scopes ?? []
   const item = (href: string, label: string, active: boolean) => (
     <li key={href}>
       <a
@@ -66,12 +67,15 @@ function Navigation(props: { learned: Learned; url: URL }) {
       <h2 class="nav-heading">Collections</h2>
       <ul>
         {props.learned.collections
-          .filter((c) => !c.parent)
+          // What the token may not read is not offered (the API would refuse it anyway).
+          .filter((c) => !c.parent && scopes.includes(`read:${c.name}`))
           .map((c) => item(`/console/c/${c.name}`, c.name, current.startsWith(`/console/c/${c.name}`)))}
       </ul>
       <h2 class="nav-heading">Service</h2>
       <ul>
-        {item('/console/events', 'Event log', current === '/console/events')}
+        {scopes.includes('read:events')
+          ? item('/console/events', 'Event log', current === '/console/events')
+          : null}
         {item('/console/schema', 'Schema', current === '/console/schema')}
       </ul>
     </nav>

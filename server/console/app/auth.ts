@@ -3,12 +3,14 @@
  * by. Authorization code with PKCE (RFC 7636, S256) and `state`; the tokens live in memory and in
  * sessionStorage, so they end with the tab, and never appear in a URL.
  */
+import { pkcePair, randomValue } from './pkce.ts'
+
 const SESSION = 'api-console:session'
 const PENDING = 'api-console:pending'
 const SIGNED_OUT = 'api-console:signed-out'
-export const CLIENT_ID = 'api-console'
+const CLIENT_ID = 'api-console'
 
-export interface Session {
+interface Session {
   accessToken: string
   refreshToken: string | null
   /** Milliseconds since the epoch. */
@@ -43,28 +45,24 @@ function keep(next: Session | null) {
   current = next
   if (next) sessionStorage.setItem(SESSION, JSON.stringify(next))
   else sessionStorage.removeItem(SESSION)
-  clearTimeout(timer)
-  // Renewed a minute before it expires (or at once when that is past).
-  if (next?.refreshToken)
-    timer = setTimeout(() => void refresh(), Math.max(0, next.expiresAt - Date.now() - 60_000))
+  schedule(next)
   for (const listener of listeners) listener()
 }
 
-const base64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '')
-const random = () => base64url(crypto.getRandomValues(new Uint8Array(32)))
+// Renewed a minute before it expires (or at once when that is past), also after a reload.
+function schedule(next: Session | null) {
+  clearTimeout(timer)
+  if (next?.refreshToken)
+    timer = setTimeout(() => void refresh(), Math.max(0, next.expiresAt - Date.now() - 60_000))
+}
+schedule(current)
+
 const redirectUri = () => `${location.origin}/console/callback`
 
 /** Goes to the service's login page, asking for `scopes`; comes back to where it left. */
 export async function signIn(scopes: readonly string[]): Promise<void> {
-  const verifier = random()
-  const state = random()
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))),
-  )
+  const { verifier, challenge } = await pkcePair()
+  const state = randomValue()
   const returnTo = location.pathname.startsWith('/console/callback')
     ? '/console/'
     : location.pathname + location.search
@@ -125,6 +123,10 @@ export async function finishSignIn(url: URL): Promise<string> {
   sessionStorage.removeItem(PENDING)
   const error = url.searchParams.get('error')
   if (error) throw new Error(url.searchParams.get('error_description') ?? error)
+  // RFC 9207: the answer names its issuer, which must be the server the console came from.
+  const issuer = url.searchParams.get('iss')
+  if (issuer !== null && issuer !== location.origin)
+    throw new Error(`The sign-in answer came from ${issuer}.`)
   const code = url.searchParams.get('code')
   if (!pending || !code || url.searchParams.get('state') !== pending.state)
     throw new Error('This sign-in was not started here, or it was already used. Sign in again.')

@@ -105,14 +105,19 @@ export function FieldControl(props: {
     )
   return (
     <div class={field.type === 'boolean' ? 'field check' : 'field'}>
-      <label for={id}>{name}</label>
-      {field.required ? (
-        <span class="required" aria-hidden="true">
-          required
-        </span>
-      ) : null}
+      <div class="field-label">
+        <label for={id}>{name}</label>
+        {field.required ? (
+          <span class="required" aria-hidden="true">
+            required
+          </span>
+        ) : null}
+      </div>
       {control}
       {field.type === 'list' ? <p class="muted small">One per line.</p> : null}
+      {field.currencyField ? (
+        <p class="muted small">In the currency's minor units (1250 is 12.50 EUR).</p>
+      ) : null}
       {error ? (
         <p id={hint} class="field-error">
           {error}

@@ -5,7 +5,6 @@
  */
 import { type LearnedAction, learnFromDocument } from '../../../shared/learn/from-openapi.ts'
 import type { FieldDeclaration } from '../../../shared/resources/fields.ts'
-import { pascal } from '../../../shared/words.ts'
 
 export const API = '/api/v2'
 const KEPT = 'api-console:openapi'
@@ -20,33 +19,14 @@ export interface Collection {
   guard: string
   /** Whether its records are changed through the API; a delivery's only by its action. */
   writable: boolean
+  /** Fields the API shows once (a secret), in the answer to the create or an action. */
+  revealed: string[]
 }
 
 export interface Learned {
   collections: Collection[]
   /** Every scope the service knows (its OAuth metadata): the console asks for all of them. */
   scopes: string[]
-}
-
-export const byName = (learned: Learned, name: string) => learned.collections.find((c) => c.name === name)
-
-/**
- * A record's fields less the values its answers reveal once (a secret): those are properties of
- * its schema that no record read carries, so not `required` there. Left as fields, a record page
- * would show a `secret` row that is always empty, and the revealed value would not be told apart.
- */
-function withoutRevealed(
-  fields: Record<string, FieldDeclaration>,
-  document: unknown,
-  singular: string,
-): Record<string, FieldDeclaration> {
-  const schemas = (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas
-  const record = schemas?.[pascal(singular)] as { properties?: object; required?: string[] } | undefined
-  const required = record?.required ?? []
-  const properties = Object.keys(record?.properties ?? {})
-  return Object.fromEntries(
-    Object.entries(fields).filter(([name]) => !properties.includes(name) || required.includes(name)),
-  )
 }
 
 type Operation = { security?: { oauth2?: string[] }[] }
@@ -88,8 +68,9 @@ export async function learn(): Promise<Learned> {
       name,
       singular: r.singular,
       ...(r.parent ? { parent: r.parent } : {}),
-      fields: withoutRevealed(r.fields, document, r.singular),
+      fields: r.fields,
       actions: read.actions[name] ?? [],
+      revealed: read.revealed?.[name] ?? [],
       ...guardOf(document, name),
     })),
     scopes: metadata.scopes_supported ?? [],

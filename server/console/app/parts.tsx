@@ -58,12 +58,24 @@ export const Loading = () => (
   </p>
 )
 
+// An amount in minor units, with as many decimals as its currency has (2 for EUR, 0 for JPY).
+function formatMoney(minor: number, currency: string): string {
+  try {
+    const digits =
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      2
+    return `${(minor / 10 ** digits).toFixed(digits)} ${currency}`
+  } catch {
+    return `${minor} ${currency}`
+  }
+}
+
 /** A value as a cell shows it: money with its currency, lists and objects as JSON. */
 export function show(value: unknown): string {
   if (value === null || value === undefined) return '—'
   if (typeof value === 'object' && value !== null && 'value' in value && 'currency' in value) {
     const money = value as { value: number; currency: string }
-    return `${(money.value / 100).toFixed(2)} ${money.currency}`
+    return formatMoney(money.value, money.currency)
   }
   if (typeof value === 'object') return JSON.stringify(value)
   return String(value)

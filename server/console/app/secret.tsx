@@ -14,19 +14,13 @@ export const takeRevealed = () => {
   return values
 }
 
-/** The string values of an answer that its declaration does not list: the revealed ones. */
+/** The values of an answer its collection reveals once (a secret), by field. */
 export function revealedOf(
   record: Record<string, unknown>,
-  declared: readonly string[],
+  revealed: readonly string[],
 ): Record<string, string> {
   const found: Record<string, string> = {}
-  for (const [key, value] of Object.entries(record))
-    if (
-      !declared.includes(key) &&
-      !['id', 'createdAt', 'updatedAt'].includes(key) &&
-      typeof value === 'string'
-    )
-      found[key] = value
+  for (const name of revealed) if (typeof record[name] === 'string') found[name] = record[name]
   return found
 }
 

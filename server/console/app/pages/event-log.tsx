@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { session } from '../auth.ts'
+import { refresh, session } from '../auth.ts'
 import { API, type Learned } from '../learn.ts'
 import { Failure, Link, Title } from '../parts.tsx'
 
@@ -18,7 +18,7 @@ interface LoggedEvent {
 
 const SUBSCRIPTION = 'subscription ($after: ID) { events(after: $after) { id type resourceId createdAt } }'
 
-/** Reads an SSE stream of GraphQL results, calling `each` per event; resolves when it ends. */
+// Reads an SSE stream of GraphQL results, calling `each` per event; resolves when it ends.
 async function stream(after: string | undefined, signal: AbortSignal, each: (event: LoggedEvent) => void) {
   const response = await fetch('/graphql', {
     method: 'POST',
@@ -30,6 +30,8 @@ async function stream(after: string | undefined, signal: AbortSignal, each: (eve
     },
     body: JSON.stringify({ query: SUBSCRIPTION, variables: after ? { after } : {} }),
   })
+  // An expired token: renewed, and the loop below connects again with the new one.
+  if (response.status === 401 && (await refresh())) return
   if (!response.ok || !response.body) throw new Error(`The event stream answered ${response.status}.`)
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''

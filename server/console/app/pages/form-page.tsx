@@ -87,7 +87,7 @@ export function FormPage(props: {
               : `${API}/${collection.name}`,
             { method: 'POST', json: body },
           )
-      revealNext(revealedOf(answer.body, Object.keys(collection.fields)))
+      revealNext(revealedOf(answer.body, collection.revealed))
       navigate(`/console/c/${collection.name}/${encodeURIComponent(String(answer.body.id))}`)
     } catch (error) {
       setFailure(error)

@@ -42,8 +42,8 @@ function FilterInput(props: { label: string; param: string; field: FieldDeclarat
   )
 }
 
-/** The sort orders a list offers: newest and oldest first, and each sortable field both ways. */
-export function sortChoices(collection: Collection): { value: string; label: string }[] {
+// The sort orders a list offers: newest and oldest first, and each sortable field both ways.
+function sortChoices(collection: Collection): { value: string; label: string }[] {
   const choices = [
     { value: '', label: 'Newest first' },
     { value: 'created_at', label: 'Oldest first' },

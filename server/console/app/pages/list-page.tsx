@@ -14,8 +14,8 @@ interface Page {
 // The cursors of the pages before this one, per list, for `Previous page` (a cursor only leads on).
 const earlier = new Map<string, string[]>()
 
-/** The columns a table shows: the id, then the fields a table can hold, then when it was made. */
-export function columns(collection: Collection, without?: string): string[] {
+// The columns a table shows: the id, then the fields a table can hold (less `without`), then when it was made.
+function columns(collection: Collection, without?: string): string[] {
   const fields = Object.entries(collection.fields)
     .filter(([name, f]) => f.type !== 'json' && f.type !== 'list' && name !== without)
     .map(([name]) => name)
@@ -54,11 +54,21 @@ export function RecordTable(props: {
                   <code>{String(record.id)}</code>
                 </Link>
               </th>
-              {shown.map((name) => (
-                <td key={name} class={typeof record[name] === 'number' ? 'number' : undefined}>
-                  {show(record[name])}
-                </td>
-              ))}
+              {shown.map((name) => {
+                const value = record[name]
+                const field = collection.fields[name]
+                return (
+                  <td key={name} class={typeof value === 'number' ? 'number' : undefined}>
+                    {field?.type === 'reference' && typeof value === 'string' ? (
+                      <Link href={`/console/c/${field.to}/${encodeURIComponent(value)}`}>
+                        <code>{value}</code>
+                      </Link>
+                    ) : (
+                      show(value)
+                    )}
+                  </td>
+                )
+              })}
             </tr>
           ))}
         </tbody>

@@ -68,7 +68,7 @@ export function RecordPage(props: {
     setDone('')
     try {
       const answer = await api(`${path}/${action}`, { method: 'POST', json: {} })
-      setRevealed(revealedOf(answer.body, Object.keys(collection.fields)))
+      setRevealed(revealedOf(answer.body, collection.revealed))
       setRecord(answer.body)
       setDone(`${action}: done.`)
     } catch (error) {
@@ -124,7 +124,12 @@ export function RecordPage(props: {
       <Failure error={failure} />
       {record ? (
         <dl class="fields card">
-          {['id', ...Object.keys(collection.fields), 'createdAt', 'updatedAt'].map((name) => {
+          {[
+            'id',
+            ...Object.keys(collection.fields).filter((n) => n in record && !collection.revealed.includes(n)),
+            'createdAt',
+            'updatedAt',
+          ].map((name) => {
             const field = collection.fields[name]
             const value = record[name]
             const target = field?.type === 'reference' ? field.to : undefined
