@@ -29,6 +29,7 @@ describe.skipIf(!run)('the console over a schema of its own', () => {
         'books',
         'events',
         'webhook-endpoints',
+        'oauth-clients',
         'Event log',
         'Schema',
       ])
