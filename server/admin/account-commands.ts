@@ -1,5 +1,6 @@
 import type { CAC } from 'cac'
 import type { Schema } from '../../shared/schema/schema.ts'
+import { redirectUriProblem } from '../oauth/redirect-uri.ts'
 import type { Store } from '../store/store.ts'
 import { GRANT_TYPES, type GrantType } from '../store/types.ts'
 import { list, passwordOf, requiredText, UsageError } from './arguments.ts'
@@ -111,9 +112,10 @@ export function registerAccountCommands(cli: CAC, context: AdminContext): void {
       if (badGrant) throw new UsageError(`unknown grant type ${badGrant} (known: ${GRANT_TYPES.join(', ')})`)
       const scope = parseScopes(schema(), list(options.scope))
       const redirectUris = list(options.redirectUri)
+      // The rule /api/v2/oauth-clients applies (server/oauth/redirect-uri.ts).
       for (const uri of redirectUris) {
-        if (!URL.canParse(uri) || uri.includes('#'))
-          throw new UsageError(`--redirect-uri ${uri} is not an absolute URI without a fragment`)
+        const problem = redirectUriProblem(uri)
+        if (problem) throw new UsageError(`--redirect-uri ${uri}: ${problem}`)
       }
       const isPublic = Boolean(options.public)
       if (isPublic && grantTypes.includes('client_credentials')) {

@@ -48,7 +48,7 @@ const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', '
  */
 export function redirectUriProblem(uri: string): string | null {
   // The authorization request compares the text exactly: what the parser would trim or drop never matches.
-  if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain spaces or control characters'
+  if (/[\s\p{Cc}]/u.test(uri)) return 'must not contain spaces or control characters'
   if (!URL.canParse(uri)) return 'must be an absolute URI'
   if (uri.includes('#')) return 'must not have a fragment (#)'
   if (REFUSED_SCHEMES.has(new URL(uri).protocol))

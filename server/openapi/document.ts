@@ -154,7 +154,13 @@ export function openApiDocument(options: {
   })
   withEdgeResponses(paths, version.prefix, deprecated)
   const sunset = deprecated ? ` Deprecated: goes away on ${version.sunsetAt!.slice(0, 10)}; use /api/v2.` : ''
-  const scopes = Object.fromEntries(schema.scopes.map((s) => [s, describeScope(s)]))
+  // An admin-only collection's scopes say so: the console and clients see who can be given them.
+  const adminOnly = new Set(
+    schema.resources.filter((r) => r.adminOnly).flatMap((r) => Object.values(r.scopes)),
+  )
+  const scopes = Object.fromEntries(
+    schema.scopes.map((s) => [s, `${describeScope(s)}${adminOnly.has(s) ? ' (admins only)' : ''}`]),
+  )
   return {
     openapi,
     info: {

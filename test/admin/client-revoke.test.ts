@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import * as oidc from 'openid-client'
 import { authorizeByHttp, PageAgent, pkce } from '../oauth/support.ts'
 import { clientToken } from '../support/tokens.ts'
-import { adminDatabase, runAdmin, runOk, type ServeProcess, startServe } from './run.ts'
+import { adminDatabase, freePort, runAdmin, runOk, type ServeProcess, startServe } from './run.ts'
 
 const REDIRECT = 'http://127.0.0.1:6000/callback'
 
@@ -20,14 +20,6 @@ let dir: string
 let db: string
 let base: string
 const replicas: ServeProcess[] = []
-
-/** A port free now, so that both replicas can name the first as their issuer before it starts. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 const json = async (...args: string[]) =>
   JSON.parse(await runOk([...args, '--json'], db)) as Record<string, string>

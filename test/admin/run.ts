@@ -150,3 +150,11 @@ export async function startServe(
 export async function adminDatabase(dir: string, name: string): Promise<string> {
   return onPostgres ? postgresDatabase() : join(dir, `${name}.db`)
 }
+
+/** A loopback port free now, so that replicas can name the first as their issuer before it starts. */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}

@@ -44,8 +44,8 @@ const searchedText = (resource: (typeof SCHEMA.resources)[number]) =>
     return d.type === 'text' && d.format === undefined && (d.max ?? 200) >= 20
   })
 
-/** The collections with a record of acme's made from the declaration: the declared ones, and users. */
-const MADE = SCHEMA.resources.filter((r) => !r.service || r.name === 'users')
+/** The collections with a record of acme's made from the declaration: the declared ones, users and OAuth clients. */
+const MADE = SCHEMA.resources.filter((r) => !r.service || r.name === 'users' || r.name === 'oauth-clients')
 /** The collections whose records `search(q: "zephyr")` finds. */
 const SEARCHED = MADE.filter((r) => searchedText(r) !== undefined)
 

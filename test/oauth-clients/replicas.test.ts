@@ -8,22 +8,15 @@ import { afterAll, beforeAll, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { adminDatabase, runOk, type ServeProcess, startServe } from '../admin/run.ts'
+import { adminDatabase, freePort, runOk, type ServeProcess, startServe } from '../admin/run.ts'
 import { onPostgres } from '../support/backend.ts'
 import { clientToken } from '../support/tokens.ts'
 
 let dir: string
 let db: string
 let admin: string
+let adminClientId: string
 const replicas: ServeProcess[] = []
-
-/** A port free now, so that both replicas can name the first as their issuer before it starts. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'api-clients-'))
@@ -42,6 +35,7 @@ beforeAll(async () => {
   const base = ['--db', db, '--base-url', `http://127.0.0.1:${port}`, '--rate-limit', '0', ...redis]
   for (const listen of [String(port), '0']) replicas.push(await startServe(['--port', listen, ...base]))
   admin = await clientToken(replicas[0]!.url, { id: made.client_id, secret: made.client_secret })
+  adminClientId = made.client_id
 })
 afterAll(async () => {
   for (const replica of replicas) await replica.stop()
@@ -86,4 +80,36 @@ it("revoke through one replica refuses the client's token on both within a secon
   expect(now).toEqual([401, 401])
   // The admin's own client goes on.
   expect(await statuses(admin)).toEqual([200, 200])
+})
+
+it('agrees with the admin commands: a client they make, update and revoke reads the same through it', async () => {
+  const get = async (id: string) => {
+    const response = await fetch(`${replicas[1]!.url}/api/v2/oauth-clients/${id}`, {
+      headers: { Authorization: `Bearer ${admin}` },
+    })
+    expect(response.status).toBe(200)
+    return (await response.json()) as Record<string, unknown>
+  }
+  const args = ['client', 'create', '--name', 'spa', '--org', 'Acme', '--public', '--json']
+  const spa = JSON.parse(
+    await runOk([...args, '--redirect-uri', 'https://spa.example/cb', '--scope', 'read:products'], db),
+  ) as { client_id: string }
+  expect(await get(spa.client_id)).toMatchObject({
+    name: 'spa',
+    public: true,
+    grantTypes: ['authorization_code', 'refresh_token'],
+    redirectUris: ['https://spa.example/cb'],
+    scopes: ['read:products'],
+    revokedAt: null,
+  })
+  await runOk(['client', 'update', spa.client_id, '--scope', 'read:products write:products'], db)
+  expect((await get(spa.client_id)).scopes).toEqual(['read:products', 'write:products'])
+  await runOk(['client', 'revoke', spa.client_id], db)
+  expect((await get(spa.client_id)).revokedAt).toBeString()
+  // And the other way: what the resource makes, the admin listing shows.
+  const listed = JSON.parse(await runOk(['client', 'list', '--org', 'Acme', '--json'], db)) as {
+    data: { client_id: string }[]
+  }
+  expect(listed.data.map((c) => c.client_id)).toEqual(expect.arrayContaining([adminClientId, spa.client_id]))
+  expect(listed.data.length).toBe(3)
 })

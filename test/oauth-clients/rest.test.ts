@@ -1,18 +1,20 @@
 /**
  * `/api/v2/oauth-clients` (docs/oauth.md, "OAuth clients as a resource"): an organization's OAuth
  * clients as a collection. The secret of a confidential client works at /oauth/token and shows only
- * in the answers to the create and to rotate-secret; revoke and delete end the client's tokens at
- * once; only an admin's tokens carry the collection's scopes; another organization's clients and the
- * service's own are not there.
+ * in the answers to the create and to rotate-secret (and never in the log); validation names the
+ * field; changes; another organization's clients and the service's own are not there. Revoke and
+ * delete: revoke.test.ts; roles: roles.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../server/ops/logger.ts'
 import { data } from '../graphql/support.ts'
 import { startTestServer, type Tenant, type TestServer } from '../support/server.ts'
 import { clientToken } from '../support/tokens.ts'
+import { type Client, clientsOf } from './support.ts'
 
 let server: TestServer
 let tenant: Tenant
+let clients: ReturnType<typeof clientsOf>
 const lines: string[] = []
 /** Every secret an answer showed: none may reach a line of the log. */
 const secrets: string[] = []
@@ -20,6 +22,7 @@ const secrets: string[] = []
 beforeAll(async () => {
   server = await startTestServer({ logger: createLogger('debug', (line) => lines.push(line)) })
   tenant = await server.tenant()
+  clients = clientsOf(server, tenant, secrets)
 })
 afterAll(async () => {
   await server.stop()
@@ -28,56 +31,9 @@ afterAll(async () => {
   expect(lines.length).toBeGreaterThan(10)
 })
 
-type Client = Record<string, unknown> & { id: string; secret?: string }
-
-async function create(body: unknown, who: Tenant = tenant): Promise<Client> {
-  const response = await who.fetch('/api/v2/oauth-clients', { method: 'POST', json: body })
-  const answer = (await response.json()) as Client
-  if (response.status !== 201) throw new Error(`create: ${response.status} ${JSON.stringify(answer)}`)
-  if (answer.secret) secrets.push(answer.secret)
-  return answer
-}
-
-const action = (id: string, name: string) =>
-  tenant.fetch(`/api/v2/oauth-clients/${id}/${name}`, { method: 'POST', json: {} })
-
-/** The status of a token request with client credentials. */
-async function tokenStatus(id: string, secret: string): Promise<number> {
-  const response = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${id}:${secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  await response.body?.cancel()
-  return response.status
-}
-
-async function apiStatus(token: string): Promise<number> {
-  const response = await fetch(`${server.url}/api/v2/products`, {
-    headers: { Authorization: `Bearer ${token}` },
-  })
-  await response.body?.cancel()
-  return response.status
-}
-
-async function introspect(token: string): Promise<unknown> {
-  const response = await fetch(`${server.url}/oauth/introspect`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${tenant.clientId}:${tenant.clientSecret}`)}`,
-    },
-    body: new URLSearchParams({ token }).toString(),
-  })
-  return ((await response.json()) as { active: boolean }).active
-}
-
 describe('POST /api/v2/oauth-clients', () => {
   it('creates a confidential client with the defaults client create picks, and its secret once', async () => {
-    const client = await create({ name: 'billing' })
+    const client = await clients.create({ name: 'billing' })
     expect(client).toMatchObject({
       name: 'billing',
       public: false,
@@ -88,18 +44,22 @@ describe('POST /api/v2/oauth-clients', () => {
     expect(client.id).toMatch(/^clt_[0-9a-hjkmnp-tv-z]{26}$/)
     expect(client.secret).toMatch(/^cs_[A-Za-z0-9_-]{43}$/)
     expect(client.scopes).toContain('read:oauth-clients')
-    expect(await tokenStatus(client.id, client.secret!)).toBe(200)
+    expect(await clients.tokenStatus(client.id, client.secret!)).toBe(200)
   })
 
   it('creates a public client without a secret, with the browser grants', async () => {
-    const client = await create({ name: 'web', public: true, redirectUris: ['https://app.example/callback'] })
+    const client = await clients.create({
+      name: 'web',
+      public: true,
+      redirectUris: ['https://app.example/callback'],
+    })
     expect(client).toMatchObject({
       public: true,
       grantTypes: ['authorization_code', 'refresh_token'],
       redirectUris: ['https://app.example/callback'],
     })
     expect(client.secret).toBeUndefined()
-    const rotate = await action(client.id, 'rotate-secret')
+    const rotate = await clients.action(client.id, 'rotate-secret')
     expect(rotate.status).toBe(409)
     expect(
       ((await rotate.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field,
@@ -156,7 +116,7 @@ describe('POST /api/v2/oauth-clients', () => {
 
 describe('the secret', () => {
   it('appears in no read, list, event or GraphQL query', async () => {
-    const client = await create({ name: 'secretive' })
+    const client = await clients.create({ name: 'secretive' })
     const secret = client.secret!
     const reads = await Promise.all([
       tenant.fetch(`/api/v2/oauth-clients/${client.id}`).then((r) => r.text()),
@@ -181,63 +141,24 @@ describe('the secret', () => {
   })
 
   it('rotate-secret answers a new one; the old is refused at once', async () => {
-    const client = await create({ name: 'rotating' })
-    const rotated = await action(client.id, 'rotate-secret')
+    const client = await clients.create({ name: 'rotating' })
+    const rotated = await clients.action(client.id, 'rotate-secret')
     expect(rotated.status).toBe(200)
     const body = (await rotated.json()) as Client
     secrets.push(body.secret!)
     expect(body.secret).toMatch(/^cs_/)
     expect(body.secret).not.toBe(client.secret)
-    expect(await tokenStatus(client.id, client.secret!)).toBe(401)
-    expect(await tokenStatus(client.id, body.secret!)).toBe(200)
-  })
-})
-
-describe('revoke and delete', () => {
-  it('revoke ends a token issued before at once, and refuses changes after', async () => {
-    const client = await create({ name: 'to revoke' })
-    const token = await clientToken(server.url, { id: client.id, secret: client.secret! })
-    expect(await apiStatus(token)).toBe(200)
-    const revoked = await action(client.id, 'revoke')
-    expect(revoked.status).toBe(200)
-    const body = (await revoked.json()) as Client
-    expect(typeof body.revokedAt).toBe('string')
-    expect(body.secret).toBeUndefined()
-    expect(await apiStatus(token)).toBe(401)
-    expect(await introspect(token)).toBe(false)
-    expect(await tokenStatus(client.id, client.secret!)).toBe(401)
-
-    const again = await action(client.id, 'revoke')
-    expect(again.status).toBe(409)
-    const patch = await tenant.fetch(`/api/v2/oauth-clients/${client.id}`, {
-      method: 'PATCH',
-      json: { name: 'y' },
-    })
-    expect(patch.status).toBe(409)
-    expect(
-      ((await patch.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field,
-    ).toBe('revokedAt')
-    const live = await tenant.fetch('/api/v2/oauth-clients?revoked_at_gte=2000-01-01&per_page=100')
-    expect(((await live.json()) as { data: Client[] }).data.map((c) => c.id)).toContain(client.id)
-    const removed = await tenant.fetch(`/api/v2/oauth-clients/${client.id}`, { method: 'DELETE' })
-    expect(removed.status).toBe(204)
-  })
-
-  it('DELETE removes the client and its tokens stop working', async () => {
-    const client = await create({ name: 'to delete' })
-    const token = await clientToken(server.url, { id: client.id, secret: client.secret! })
-    expect(await apiStatus(token)).toBe(200)
-    const removed = await tenant.fetch(`/api/v2/oauth-clients/${client.id}`, { method: 'DELETE' })
-    expect(removed.status).toBe(204)
-    expect(await apiStatus(token)).toBe(401)
-    expect(await tokenStatus(client.id, client.secret!)).toBe(401)
-    expect((await tenant.fetch(`/api/v2/oauth-clients/${client.id}`)).status).toBe(404)
+    expect(await clients.tokenStatus(client.id, client.secret!)).toBe(401)
+    expect(await clients.tokenStatus(client.id, body.secret!)).toBe(200)
+    const events = await (await tenant.fetch(`/api/v2/events?resource_id=${client.id}`)).text()
+    expect(events).toContain('oauth_client.secret_rotated')
+    expect(events).not.toContain(body.secret!)
   })
 })
 
 describe('changes', () => {
   it('PATCH with If-Match changes the scopes the client may ask for; public is set on create only', async () => {
-    const client = await create({ name: 'narrow', scopes: ['read:products'] })
+    const client = await clients.create({ name: 'narrow', scopes: ['read:products'] })
     const read = await tenant.fetch(`/api/v2/oauth-clients/${client.id}`)
     const etag = read.headers.get('ETag')!
     await read.body?.cancel()
@@ -269,7 +190,7 @@ describe('changes', () => {
   })
 
   it('PUT resets the grant types and scopes to their defaults', async () => {
-    const client = await create({
+    const client = await clients.create({
       name: 'put',
       scopes: ['read:products'],
       grantTypes: ['client_credentials'],
@@ -288,7 +209,7 @@ describe('changes', () => {
 describe('who sees which clients', () => {
   it("another organization's clients are not listed, and answer 403 as any record of another organization", async () => {
     const other = await server.tenant()
-    const theirs = await create({ name: 'theirs' }, other)
+    const theirs = await clients.create({ name: 'theirs' }, other)
     for (const method of ['GET', 'PATCH', 'DELETE']) {
       const response = await tenant.fetch(`/api/v2/oauth-clients/${theirs.id}`, {
         method,
@@ -297,7 +218,7 @@ describe('who sees which clients', () => {
       expect([method, response.status]).toEqual([method, 403])
       await response.body?.cancel()
     }
-    expect((await action(theirs.id, 'revoke')).status).toBe(403)
+    expect((await clients.action(theirs.id, 'revoke')).status).toBe(403)
     const read = (await (await other.fetch(`/api/v2/oauth-clients/${theirs.id}`)).json()) as Client
     expect(read.revokedAt).toBeNull()
     const list = (await (await tenant.fetch('/api/v2/oauth-clients?per_page=100')).json()) as {

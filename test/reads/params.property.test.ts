@@ -316,6 +316,7 @@ describe('GET /api/v1/orders, /api/v1/products and /api/v1/search with hostile p
             'read:posts',
             'read:comments',
             'read:webhook-endpoints',
+            'read:oauth-clients',
           ]).toContain(scope!)
           // The path names a collection that scope guards (deliveries are the endpoints').
           const guarded = SCHEMA.resources.filter((r) => r.scopes.read === scope).map((r) => r.name)

@@ -105,9 +105,14 @@ describe('reading the library through GraphQL', () => {
     expect(got.node).toEqual({ __typename: typename, id: record().id })
   })
 
-  it('unites the searchable authors, books and users in SearchResult', async () => {
+  it("unites the searchable authors, books, users and the service's OAuth clients in SearchResult", async () => {
     const got = await data(server, tenant, '{ __type(name: "SearchResult") { possibleTypes { name } } }')
-    expect(got.__type.possibleTypes.map((t: Loose) => t.name).sort()).toEqual(['Author', 'Book', 'User'])
+    expect(got.__type.possibleTypes.map((t: Loose) => t.name).sort()).toEqual([
+      'Author',
+      'Book',
+      'OauthClient',
+      'User',
+    ])
   })
 
   it.each([

@@ -38,11 +38,11 @@ const CLIENTS_TABLE = 'oauth_clients'
 
 /**
  * An OAuth client's row as the migration that made clients a resource leaves it: its scopes, once
- * separated by spaces, a JSON list. The command-line client's row is rewritten by every start with
+ * separated by spaces, a JSON list (and on PostgreSQL the search column it adds, left out here). The command-line client's row is rewritten by every start with
  * the schema's scopes (the new collection's among them); only those two columns of it may differ.
  */
 function asMigrated(row: string): string {
-  const { scope, ...values } = JSON.parse(row) as Record<string, unknown>
+  const { scope, search_vector: _, ...values } = JSON.parse(row) as Record<string, unknown>
   if (typeof scope === 'string') values.scopes = JSON.stringify(scope.split(' '))
   if (values.id === 'api-cli') {
     delete values.scopes
