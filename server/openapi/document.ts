@@ -102,8 +102,9 @@ function componentResponses(
  * What a client learning the collections from this document (the CLI, docs/cli.md) needs and
  * OpenAPI has no place for: the singular its component schemas are named after, the id prefix
  * that reference fields' patterns name, the parent and the field carrying its id, and the fields
- * `sort` and `q` take (the parameters name them only in prose), and those revealed once. Fields, types, filters and
- * actions it reads from the standard parts.
+ * `sort` and `q` take (the parameters name them only in prose); for the console, the fields revealed
+ * once, the scopes that guard it and whether it is read-only. Fields, types, filters and actions it
+ * reads from the standard parts.
  */
 const collectionExtension = (r: Resource) => ({
   singular: r.singular,
@@ -114,6 +115,10 @@ const collectionExtension = (r: Resource) => ({
   // Fields shown once, in the answer to the create and to an action (a secret): the console
   // offers to copy them and says they will not be shown again.
   ...(Object.keys(r.revealed).length > 0 ? { revealed: Object.keys(r.revealed) } : {}),
+  // The scopes that guard it (a webhook endpoint's deliveries use the endpoint's), and whether
+  // records may be made, changed and deleted through it (actions aside).
+  scopes: { read: r.scopes.read, write: r.scopes.write },
+  ...(r.writable ? {} : { writable: false }),
 })
 
 const tagsOf = (schema: Schema) => [

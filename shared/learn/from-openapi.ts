@@ -28,6 +28,15 @@ export interface Learned {
   actions: Record<string, LearnedAction[]>
   /** Fields shown once (a secret, in the answer to the create or an action), by collection. */
   revealed?: Record<string, string[]>
+  /** The scopes that guard each collection, and whether records may be written through it. */
+  access?: Record<string, LearnedAccess>
+}
+
+/** The scopes that read and write a collection (another's, for deliveries), and whether it is writable. */
+export interface LearnedAccess {
+  read: string
+  write: string
+  writable: boolean
 }
 
 /** The document does not describe collections as this CLI reads them. */
@@ -204,6 +213,15 @@ export function learnFromDocument(document: unknown, prefix: string, service: re
     }
     const revealed = strings(about.revealed)
     if (revealed.length > 0) learned.revealed = { ...learned.revealed, [name]: revealed }
+    const scopes = objectAt(about, 'scopes')
+    learned.access = {
+      ...learned.access,
+      [name]: {
+        read: typeof scopes.read === 'string' ? scopes.read : `read:${name}`,
+        write: typeof scopes.write === 'string' ? scopes.write : `write:${name}`,
+        writable: about.writable !== false,
+      },
+    }
     learned.actions[name] = Object.entries(paths).flatMap(([path, item]) => {
       const action = new RegExp(`^${prefix}/${name}/\\{id\\}/([a-z][a-z0-9-]*)$`).exec(path)?.[1]
       const post = objectAt(item, 'post')

@@ -5,6 +5,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core'
 import { DEMO_USERS, seed } from '../../server/admin/seed.ts'
+import type { ServeOptions } from '../../server/serve.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
@@ -20,17 +21,16 @@ export const demoUser = (role: 'admin' | 'member' | 'viewer' | 'bob'): DemoUser 
 
 /**
  * Starts a server over `schema` (the built-in example by default) with the demo data loaded; http
- * webhook URLs to loopback are allowed, so that endpoints can be made in a test; `options` go to
- * serve() (the webhook worker's quicker retries).
+ * webhook URLs to loopback are allowed, so that endpoints can be made in a test; `options.webhooks`
+ * may shorten the worker's schedule (a delivery that fails at once).
  */
 export async function startConsoleServer(
   schema?: Schema,
-  options: Parameters<typeof startTestServer>[0] = {},
+  options: { webhooks?: ServeOptions['webhooks'] } = {},
 ): Promise<TestServer> {
   const server = await startTestServer({
-    webhooks: { allowHttp: true },
-    ...options,
     ...(schema ? { schema } : {}),
+    webhooks: { allowHttp: true, ...options.webhooks },
   })
   await seed(server.store)
   return server

@@ -14,7 +14,7 @@ let server: TestServer
 let acme: OrgApi
 beforeAll(async () => {
   if (!run) return
-  server = await startConsoleServer(undefined, { webhooks: { allowHttp: true } })
+  server = await startConsoleServer()
   acme = await orgApi(server, 'Acme')
   // A record in each service collection, so that its record page is there to look at.
   await acme.json('/api/v2/webhook-endpoints', 201, {

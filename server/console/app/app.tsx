@@ -68,7 +68,7 @@ function Navigation(props: { learned: Learned; url: URL }) {
       <ul>
         {props.learned.collections
           // What the token may not read is not offered (the API would refuse it anyway).
-          .filter((c) => !c.parent && scopes.includes(`read:${c.name}`))
+          .filter((c) => !c.parent && scopes.includes(c.access.read))
           .map((c) => item(`/console/c/${c.name}`, c.name, current.startsWith(`/console/c/${c.name}`)))}
       </ul>
       <h2 class="nav-heading">Service</h2>

@@ -3,7 +3,11 @@
  * (shared/learn/from-openapi.ts). The document is kept in sessionStorage with its ETag and
  * revalidated with If-None-Match on each start of the console.
  */
-import { type LearnedAction, learnFromDocument } from '../../../shared/learn/from-openapi.ts'
+import {
+  type LearnedAccess,
+  type LearnedAction,
+  learnFromDocument,
+} from '../../../shared/learn/from-openapi.ts'
 import type { FieldDeclaration } from '../../../shared/resources/fields.ts'
 
 export const API = '/api/v2'
@@ -15,28 +19,15 @@ export interface Collection {
   parent?: { collection: string; field: string }
   fields: Record<string, FieldDeclaration>
   actions: LearnedAction[]
-  /** The collection whose scopes guard this one's (a delivery's are its webhook endpoint's). */
-  guard: string
-  /** Whether its records are changed through the API; a delivery's only by its action. */
-  writable: boolean
   /** Fields the API shows once (a secret), in the answer to the create or an action. */
   revealed: string[]
+  access: LearnedAccess
 }
 
 export interface Learned {
   collections: Collection[]
   /** Every scope the service knows (its OAuth metadata): the console asks for all of them. */
   scopes: string[]
-}
-
-type Operation = { security?: { oauth2?: string[] }[] }
-
-/** Which scopes guard a collection, and whether its records are written, as its record's path says. */
-function guardOf(document: unknown, name: string): { guard: string; writable: boolean } {
-  const paths = (document as { paths?: Record<string, Record<string, Operation>> }).paths
-  const one = paths?.[`${API}/${name}/{id}`]
-  const read = one?.get?.security?.[0]?.oauth2?.find((scope) => scope.startsWith('read:'))
-  return { guard: read ? read.slice('read:'.length) : name, writable: one ? 'patch' in one : true }
 }
 
 /** Reads the collections and the scopes the service offers. */
@@ -71,7 +62,7 @@ export async function learn(): Promise<Learned> {
       fields: r.fields,
       actions: read.actions[name] ?? [],
       revealed: read.revealed?.[name] ?? [],
-      ...guardOf(document, name),
+      access: read.access?.[name] ?? { read: `read:${name}`, write: `write:${name}`, writable: true },
     })),
     scopes: metadata.scopes_supported ?? [],
   }
@@ -81,12 +72,15 @@ export async function learn(): Promise<Learned> {
 export const words = (name: string) => name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
 export const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
-/** What the token's scopes allow on a collection: `write` its actions, `change` its records too. */
-export function allowed(scopes: readonly string[], collection: Pick<Collection, 'guard' | 'writable'>) {
-  const write = scopes.includes(`write:${collection.guard}`)
+/**
+ * What the token's scopes allow on a collection: `write` makes, changes and deletes records (of a
+ * writable collection), `act` runs its actions (a read-only one may have some: a delivery's retry).
+ */
+export function allowed(scopes: readonly string[], collection: Collection) {
+  const write = scopes.includes(collection.access.write)
   return {
-    read: scopes.includes(`read:${collection.guard}`),
-    write,
-    change: write && collection.writable,
+    read: scopes.includes(collection.access.read),
+    write: write && collection.access.writable,
+    act: write,
   }
 }

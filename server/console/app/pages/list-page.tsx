@@ -79,7 +79,7 @@ export function RecordTable(props: {
 
 export function ListPage(props: { learned: Learned; scopes: string[]; collection: Collection; url: URL }) {
   const { collection, url } = props
-  const [page, setPage] = useState<Page | null>(null)
+  const [loaded, setLoaded] = useState<{ search: string; page: Page } | null>(null)
   const [failure, setFailure] = useState<unknown>(null)
   const params = url.searchParams
   const search = url.search
@@ -103,8 +103,13 @@ export function ListPage(props: { learned: Learned; scopes: string[]; collection
     setFailure(null)
     const request = new URLSearchParams(params)
     request.set('limit', '20')
-    api<Page>(`${API}/${collection.name}?${request}`).then((answer) => setPage(answer.body), setFailure)
+    api<Page>(`${API}/${collection.name}?${request}`).then(
+      (answer) => setLoaded({ search, page: answer.body }),
+      setFailure,
+    )
   }, [search])
+  // Only the answer to the query in the URL is shown, never the previous one while it loads.
+  const page = loaded?.search === search ? loaded.page : null
   const cursor = params.get('cursor')
   const go = (next: string | null) => {
     const to = new URLSearchParams(params)
@@ -118,7 +123,7 @@ export function ListPage(props: { learned: Learned; scopes: string[]; collection
     <>
       <div class="page-head">
         <Title>{collection.name}</Title>
-        {may.change && !collection.parent ? (
+        {may.write && !collection.parent ? (
           <Link class="button primary" href={`${path}/new`}>
             New {words(collection.singular)}
           </Link>

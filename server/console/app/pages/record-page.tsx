@@ -21,7 +21,7 @@ function Children(props: { parent: Collection; id: string; child: Collection; sc
     <section aria-labelledby={`children-${child.name}`} class="card">
       <div class="page-head">
         <h2 id={`children-${child.name}`}>{child.name}</h2>
-        {allowed(props.scopes, child).change ? (
+        {allowed(props.scopes, child).write ? (
           <Link class="button" href={`/console/c/${child.name}/new?parent=${encodeURIComponent(id)}`}>
             New {words(child.singular)}
           </Link>
@@ -92,24 +92,26 @@ export function RecordPage(props: {
       </p>
       <div class="page-head">
         <Title>{id}</Title>
-        {may.write && record ? (
+        {(may.write || may.act) && record ? (
           <div class="actions">
-            {may.change ? (
+            {may.write ? (
               <Link class="button" href={`/console/c/${collection.name}/${encodeURIComponent(id)}/edit`}>
                 Edit
               </Link>
             ) : null}
-            {collection.actions.map((action) => (
-              <button
-                type="button"
-                key={action.name}
-                title={action.summary}
-                onClick={() => void act(action.name)}
-              >
-                {action.name}
-              </button>
-            ))}
-            {may.change ? (
+            {may.act
+              ? collection.actions.map((action) => (
+                  <button
+                    type="button"
+                    key={action.name}
+                    title={action.summary}
+                    onClick={() => void act(action.name)}
+                  >
+                    {action.name}
+                  </button>
+                ))
+              : null}
+            {may.write ? (
               <button type="button" class="danger" onClick={() => setConfirming(true)}>
                 Delete
               </button>
