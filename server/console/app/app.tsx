@@ -109,9 +109,10 @@ export function App() {
     finishSignIn(url).then((to) => navigate(to, true), setFailure)
   }, [callback])
   useEffect(() => {
-    // Focus on the new page's heading, as a screen reader user expects after a navigation.
+    // Focus on the new page's heading, as a screen reader user expects after a navigation; also
+    // when the API description arrives after the sign-in's callback has already moved on.
     document.getElementById('page-title')?.focus()
-  }, [url.pathname])
+  }, [url.pathname, learned])
   const needsSignIn = !callback && learned !== null && session() === null && !wasSignedOut()
   useEffect(() => {
     if (needsSignIn && learned) void signIn(learned.scopes)

@@ -14,10 +14,10 @@ interface Page {
 // The cursors of the pages before this one, per list, for `Previous page` (a cursor only leads on).
 const earlier = new Map<string, string[]>()
 
-// The columns a table shows: the id, then the fields a table can hold, then when it was made.
-function columns(collection: Collection): string[] {
+// The columns a table shows: the id, then the fields a table can hold (less `without`), then when it was made.
+function columns(collection: Collection, without?: string): string[] {
   const fields = Object.entries(collection.fields)
-    .filter(([, f]) => f.type !== 'json' && f.type !== 'list')
+    .filter(([name, f]) => f.type !== 'json' && f.type !== 'list' && name !== without)
     .map(([name]) => name)
   return [...fields.slice(0, 6), 'createdAt']
 }
@@ -26,10 +26,12 @@ export function RecordTable(props: {
   collection: Collection
   records: Record<string, unknown>[]
   caption: string
+  /** A column not to show: under its parent record, the children's reference to it. */
+  without?: string
 }) {
   const { collection, records } = props
   // A field a v2 record folds into another (money's currency) is a filter, not a column.
-  const shown = columns(collection).filter((name) => records.some((r) => name in r))
+  const shown = columns(collection, props.without).filter((name) => records.some((r) => name in r))
   return (
     <div class="table-wrap">
       <table>

@@ -35,7 +35,12 @@ function Children(props: { parent: Collection; id: string; child: Collection; sc
       ) : records.length === 0 ? (
         <p class="empty">None yet.</p>
       ) : (
-        <RecordTable collection={child} records={records} caption={`${child.name} of ${id}`} />
+        <RecordTable
+          collection={child}
+          records={records}
+          caption={`${child.name} of ${id}`}
+          without={child.parent?.field}
+        />
       )}
     </section>
   )

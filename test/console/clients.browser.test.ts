@@ -1,0 +1,95 @@
+/**
+ * OAuth clients in the console: an admin makes a confidential client and sees its secret once,
+ * which works at /oauth/token; the secret is gone from the page after leaving it; `rotate-secret`
+ * shows a new one (the old one refused from then on); `revoke` shows the client revoked and its
+ * token stops working.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { TestServer } from '../support/server.ts'
+import { CONSOLE_WINDOW, screenshot } from './checks.ts'
+import { chromiumAvailable, demoUser, signInToConsole, startConsoleServer, withBrowser } from './support.ts'
+
+const run = chromiumAvailable()
+let server: TestServer
+beforeAll(async () => {
+  if (run) server = await startConsoleServer()
+})
+afterAll(async () => {
+  if (run) await server.stop()
+})
+
+/** The token endpoint's answer to the client credentials grant: its status and access token. */
+async function clientCredentials(id: string, secret: string): Promise<{ status: number; token?: string }> {
+  const response = await fetch(`${server.url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${btoa(`${id}:${secret}`)}`,
+    },
+    body: 'grant_type=client_credentials',
+  })
+  const body = (await response.json()) as { access_token?: string }
+  return { status: response.status, token: body.access_token }
+}
+
+const apiStatus = async (token: string) => {
+  const response = await server.fetch('/api/v2/products', { headers: { Authorization: `Bearer ${token}` } })
+  await response.body?.cancel()
+  return response.status
+}
+
+describe.skipIf(!run)('OAuth clients in the console', () => {
+  it('shows the secret once, rotates it, and revokes the client', async () => {
+    await withBrowser(async (context) => {
+      const page = await signInToConsole(context, server, demoUser('admin'))
+      const nav = page.getByRole('navigation', { name: 'Console' })
+      await nav.getByRole('link', { name: 'oauth-clients', exact: true }).click()
+      await page.getByRole('link', { name: 'New oauth client' }).click()
+      await page.getByRole('heading', { name: 'New oauth client' }).waitFor()
+      await page.getByLabel('name', { exact: true }).fill('Nightly reports')
+      await page.getByRole('button', { name: 'Create' }).click()
+
+      const revealed = page.getByRole('region', { name: 'Copy the secret now' })
+      await revealed.waitFor()
+      const id = (await page.getByRole('heading', { level: 1 }).textContent())!
+      expect(id).toMatch(/^clt_/)
+      const secret = await revealed.getByLabel('secret').inputValue()
+      expect(secret).toMatch(/^cs_/)
+      await revealed.getByRole('button', { name: 'Copy' }).waitFor()
+      await screenshot(page, 'client-secret')
+
+      const first = await clientCredentials(id, secret)
+      expect(first.status).toBe(200)
+      expect(await apiStatus(first.token!)).toBe(200)
+
+      // Away and back: the secret is nowhere on the page.
+      await nav.getByRole('link', { name: 'Overview', exact: true }).click()
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      await page.goBack()
+      await page.getByRole('heading', { level: 1, name: id }).waitFor()
+      await page.locator('dl.fields').getByText('Nightly reports').waitFor()
+      expect(await revealed.count()).toBe(0)
+      expect(await page.content()).not.toContain(secret)
+
+      await page.getByRole('button', { name: 'rotate-secret' }).click()
+      await page.getByText('rotate-secret: done.').waitFor()
+      const rotated = await revealed.getByLabel('secret').inputValue()
+      expect(rotated).toMatch(/^cs_/)
+      expect(rotated).not.toBe(secret)
+      expect((await clientCredentials(id, secret)).status).toBe(401)
+      const second = await clientCredentials(id, rotated)
+      expect(second.status).toBe(200)
+      expect(await apiStatus(second.token!)).toBe(200)
+
+      await page.getByRole('button', { name: 'revoke' }).click()
+      await page.getByText('revoke: done.').waitFor()
+      // revokedAt is shown with the time it was revoked.
+      const revokedAt = page
+        .locator('dl.fields dt', { hasText: 'revokedAt' })
+        .locator('xpath=following-sibling::dd')
+      expect(await revokedAt.textContent()).toMatch(/^\d{4}-\d\d-\d\dT/)
+      expect(await apiStatus(second.token!)).toBe(401)
+      expect((await clientCredentials(id, rotated)).status).toBe(401)
+    }, CONSOLE_WINDOW)
+  }, 60_000)
+})
