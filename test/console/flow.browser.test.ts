@@ -2,11 +2,9 @@
  * The console in Chromium on the demo data, end to end: sign in as the demo admin through the
  * login page, find an order by its status, edit it while the API changes it meanwhile (412, then
  * Reload and Save), cancel it, and see the event arrive on the live Event log. Every request the
- * pages make goes to the server's own origin, and axe finds nothing serious on any page.
+ * pages make goes to the server's own origin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import AxeBuilder from '@axe-core/playwright'
-import type { Page } from 'playwright-core'
 import type { TestServer } from '../support/server.ts'
 import { chromiumAvailable, demoUser, signInToConsole, startConsoleServer, withBrowser } from './support.ts'
 
@@ -19,12 +17,6 @@ afterAll(async () => {
   if (run) await server.stop()
 })
 
-async function accessible(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
-}
-
 describe.skipIf(!run)('the console in Chromium', () => {
   it('signs in, finds an order, edits it through a 412, cancels it and shows the event live', async () => {
     await withBrowser(async (context) => {
@@ -33,14 +25,12 @@ describe.skipIf(!run)('the console in Chromium', () => {
       const page = await signInToConsole(context, server, demoUser('admin'))
       await page.getByRole('heading', { name: 'Overview' }).waitFor()
       await page.getByText('alice@acme.example').waitFor()
-      await accessible(page)
 
       // The event log, in a tab of its own (signed in again by the login cookie, no form).
       const log = await context.newPage()
       await log.goto(`${server.url}/console/events`)
       await log.getByRole('heading', { name: 'Event log' }).waitFor()
       await log.getByText('live').waitFor()
-      await accessible(log)
 
       await page
         .getByRole('navigation', { name: 'Console' })
@@ -50,7 +40,6 @@ describe.skipIf(!run)('the console in Chromium', () => {
       await page.getByLabel('status', { exact: true }).selectOption('pending')
       await page.waitForURL(/status=pending/)
       await page.getByRole('table').waitFor()
-      await accessible(page)
       const rows = page.getByRole('table').getByRole('row')
       const id = (await rows.nth(1).getByRole('rowheader').textContent())!.trim()
       expect(await page.getByRole('table').getByRole('cell', { name: 'paid', exact: true }).count()).toBe(0)
@@ -60,7 +49,6 @@ describe.skipIf(!run)('the console in Chromium', () => {
 
       await page.getByRole('link', { name: id }).click()
       await page.getByRole('heading', { name: id }).waitFor()
-      await accessible(page)
       await page.getByRole('link', { name: 'Edit' }).click()
       await page.getByRole('heading', { name: `Edit ${id}` }).waitFor()
       await page.getByLabel('amount', { exact: true }).fill('4321')
@@ -77,7 +65,6 @@ describe.skipIf(!run)('the console in Chromium', () => {
       await page.getByRole('button', { name: 'Save' }).click()
       await page.getByRole('alert').getByText('Someone changed this record').waitFor()
       expect(await page.getByLabel('amount', { exact: true }).inputValue()).toBe('4321')
-      await accessible(page)
       await page.getByRole('button', { name: 'Reload' }).click()
       await page.getByRole('alert').waitFor({ state: 'detached' })
       await page.getByRole('button', { name: 'Save' }).click()

@@ -1,10 +1,9 @@
 /**
  * The console's pages in Chromium: the schema, a record with its nested collection, the create
  * form's inline errors, a secret shown once, the delete dialog by keyboard, the navigation moving
- * focus to the heading, and signing out (the token is revoked). axe finds nothing serious.
+ * focus to the heading, and signing out (the token is revoked).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import AxeBuilder from '@axe-core/playwright'
 import type { Page } from 'playwright-core'
 import type { TestServer } from '../support/server.ts'
 import { chromiumAvailable, demoUser, signInToConsole, startConsoleServer, withBrowser } from './support.ts'
@@ -18,12 +17,6 @@ afterAll(async () => {
   if (run) await server.stop()
 })
 
-async function accessible(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
-}
-
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '')
 
 describe.skipIf(!run)('the console pages in Chromium', () => {
@@ -33,7 +26,6 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
       await page.getByRole('heading', { name: 'Schema', level: 1 }).waitFor()
       for (const name of ['orders', 'line-items', 'users', 'events', 'webhook-endpoints', 'deliveries'])
         await page.getByRole('heading', { name, level: 2 }).waitFor()
-      await accessible(page)
     })
   }, 60_000)
 
@@ -72,17 +64,14 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
       await page.getByRole('table').getByRole('link').first().click()
       await page.getByRole('heading', { name: 'line-items', level: 2 }).waitFor()
       await page.getByRole('link', { name: 'New line item' }).waitFor()
-      await accessible(page)
 
       await page.goto(`${server.url}/console/c/products/new`)
       await page.getByRole('heading', { name: 'New product' }).waitFor()
-      await accessible(page)
       await page.getByRole('button', { name: 'Create' }).click()
       await page.getByRole('alert').waitFor()
       expect(await page.getByRole('alert').textContent()).toContain('VALIDATION_ERROR')
       const name = page.getByLabel('name', { exact: true })
       expect(await name.getAttribute('aria-invalid')).toBe('true')
-      await accessible(page)
       await name.fill('Console widget')
       await page.getByLabel('sku', { exact: true }).fill('CW-1')
       await page.getByLabel('price', { exact: true }).fill('1250')
@@ -107,7 +96,6 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
       const first = await region.getByRole('textbox').inputValue()
       expect(first).toMatch(/^whsec_/)
       await region.getByRole('button', { name: 'Copy' }).waitFor()
-      await accessible(page)
       await page.reload()
       await page.getByRole('button', { name: 'rotate-secret' }).waitFor()
       expect(await page.getByRole('region', { name: 'Copy the secret now' }).count()).toBe(0)
@@ -123,7 +111,6 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
       await page.getByRole('button', { name: 'Delete' }).click()
       const dialog = page.getByRole('dialog', { name: /^Delete whe_/ })
       await dialog.waitFor()
-      await accessible(page)
       await page.keyboard.press('Escape')
       await dialog.waitFor({ state: 'hidden' })
       await page.getByRole('button', { name: 'Delete' }).click()
@@ -175,7 +162,6 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
       const session = await page.evaluate(() => JSON.parse(sessionStorage.getItem('api-console:session')!))
       await page.getByRole('button', { name: 'Sign out' }).click()
       await page.getByRole('heading', { name: 'Signed out' }).waitFor()
-      await accessible(page)
       expect(await page.evaluate(() => sessionStorage.getItem('api-console:session'))).toBeNull()
       const refused = await server.fetch('/oauth/token', {
         method: 'POST',

@@ -120,6 +120,9 @@ describe('validateBody', () => {
             expect(acceptable(resource, body, mode)).toBe(true)
             for (const [name, value] of Object.entries(values)) {
               expect(resource.writableFields).toContain(name)
+              // A field neither required nor defaulted is left for the resource's hook to fill
+              // (an OAuth client's grant types depend on `public`, its scopes on the schema).
+              if (value === undefined && !resource.fields[name]!.required) continue
               expect(checkValue(SCHEMA, resource.fields[name]!, value)).toBeNull()
             }
             if (mode !== 'patch')
