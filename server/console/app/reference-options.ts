@@ -16,8 +16,8 @@ const LIMIT = 20
 // Typing fast sends one request, not one per key.
 const DEBOUNCE_MS = 250
 
-/** The field a record is known by: its first searchable text field (name, title), else its first text field. */
-export function labelField(target: Collection): string | undefined {
+// The field a record is known by: its first searchable text field (name, title), else its first text field.
+function labelField(target: Collection): string | undefined {
   const texts = Object.entries(target.fields).filter(([, f]) => f.type === 'text')
   return (texts.find(([, f]) => f.search) ?? texts[0])?.[0]
 }
