@@ -25,12 +25,14 @@ function strict(response: Response): Response {
   return response
 }
 
+// The empty data: icon keeps Chromium from asking for /favicon.ico (a 404 on every first load).
 const shell = (assets: ConsoleAssets) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Console · api-service</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/assets/${assets.style}">
 <script type="module" src="/console/assets/${assets.script}"></script>
 </head>

@@ -1,7 +1,7 @@
 /**
  * axe-core finds no serious or critical violation on any page of the console, as the demo admin
  * sees it: the sign-in start, the overview, each kind of list, a record with children and actions,
- * the forms (with a 422's field errors and a 412), the delete dialog, the Event log, the schema,
+ * the forms (with a 422's field errors, a reference's records offered, and a 412), the delete dialog, the Event log, the schema,
  * and a revealed secret. The same walk takes most of the screenshots docs/console.md shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -99,6 +99,12 @@ describe.skipIf(!run)('every page of the console passes axe', () => {
       await alert.getByText('VALIDATION_ERROR').waitFor()
       expect(await alert.getByText('userId', { exact: true }).count()).toBe(1)
       await expectAccessible(page, 'the new form after a 422')
+      // A reference's combobox with its records offered and one of them highlighted.
+      const userId = page.getByRole('combobox', { name: 'userId', exact: true })
+      await userId.press('ArrowDown')
+      await page.getByRole('listbox', { name: 'users to choose from' }).getByRole('option').first().waitFor()
+      expect(await userId.getAttribute('aria-expanded')).toBe('true')
+      await expectAccessible(page, "the new form with a reference's records offered")
 
       await nav(page, 'Event log')
       await page.getByRole('heading', { name: 'Event log' }).waitFor()

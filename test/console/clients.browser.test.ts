@@ -1,12 +1,12 @@
 /**
  * OAuth clients in the console: an admin makes a confidential client and sees its secret once,
  * which works at /oauth/token; the secret is gone from the page after leaving it; `rotate-secret`
- * shows a new one (the old one refused from then on); `revoke` shows the client revoked and its
+ * shows a new one (the old one refused from then on); its scopes show one item each; `revoke` shows the client revoked and its
  * token stops working.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { TestServer } from '../support/server.ts'
-import { CONSOLE_WINDOW, screenshot } from './checks.ts'
+import { CONSOLE_WINDOW, orgApi, screenshot } from './checks.ts'
 import { chromiumAvailable, demoUser, signInToConsole, startConsoleServer, withBrowser } from './support.ts'
 
 const run = chromiumAvailable()
@@ -69,6 +69,20 @@ describe.skipIf(!run)('OAuth clients in the console', () => {
       await page.getByRole('heading', { level: 1, name: id }).waitFor()
       await page.locator('dl.fields').getByText('Nightly reports').waitFor()
       expect(await revealed.count()).toBe(0)
+      // List fields: each item its own list item, an empty list `none`, never JSON.
+      const client = await (await orgApi(server, 'Acme')).json<{ scopes: string[]; redirectUris: string[] }>(
+        `/api/v2/oauth-clients/${id}`,
+        200,
+      )
+      const shown = (name: string) =>
+        page
+          .locator('dl.fields dt', { hasText: new RegExp(`^${name}$`) })
+          .locator('xpath=following-sibling::dd')
+      expect(client.scopes.length).toBeGreaterThan(1)
+      expect(await shown('scopes').getByRole('listitem').allTextContents()).toEqual(client.scopes)
+      expect(client.redirectUris).toEqual([])
+      expect(await shown('redirectUris').textContent()).toBe('none')
+      expect(await page.locator('dl.fields').textContent()).not.toContain('[')
       expect(await page.content()).not.toContain(secret)
 
       await page.getByRole('button', { name: 'rotate-secret' }).click()

@@ -1,7 +1,7 @@
 /**
  * The console follows the schema in force: on the library schema (test/support/library.ts) its
  * navigation lists the library's collections and none of the example's, and an admin creates an
- * author and a book on the generated forms, edits the book, lends it (its action), and finds the
+ * author and a book on the generated forms (choosing the author by name), edits the book, lends it (its action), and finds the
  * event on the Event log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -34,6 +34,11 @@ describe.skipIf(!run)('the console over the library schema', () => {
       expect(links).not.toContain('chapters')
       for (const name of Object.keys(shop.resources)) expect(links).not.toContain(name)
 
+      // Another author, whom searching for Le Guin does not offer.
+      await acme.json('/api/v2/authors', 201, {
+        method: 'POST',
+        json: { name: 'Octavia E. Butler', country: 'US' },
+      })
       await nav.getByRole('link', { name: 'authors', exact: true }).click()
       await page.getByRole('link', { name: 'New author' }).click()
       await page.getByRole('heading', { name: 'New author' }).waitFor()
@@ -47,7 +52,18 @@ describe.skipIf(!run)('the console over the library schema', () => {
       await page.getByRole('heading', { name: 'New book' }).waitFor()
       await page.getByLabel('title', { exact: true }).fill('The Dispossessed')
       await page.getByLabel('isbn', { exact: true }).fill('978-0-06-051275-0')
-      await page.getByLabel('authorId', { exact: true }).fill(authorId!)
+      // The author is chosen by name: the box offers the matching authors, and choosing fills the id.
+      const author = page.getByRole('combobox', { name: 'authorId', exact: true })
+      await author.pressSequentially('Le Gu')
+      const offered = page.getByRole('listbox', { name: 'authors to choose from' }).getByRole('option')
+      await page.waitForFunction(
+        () => document.querySelectorAll('#field-authorId-options [role=option]').length === 1,
+      )
+      expect(await offered.textContent()).toBe(`Ursula K. Le Guin ${authorId}`)
+      await author.press('ArrowDown')
+      expect(await offered.getAttribute('aria-selected')).toBe('true')
+      await author.press('Enter')
+      expect(await author.inputValue()).toBe(authorId!)
       await page.getByLabel('pages', { exact: true }).fill('387')
       await page.getByRole('button', { name: 'Create' }).click()
       const heading = page.getByRole('heading', { level: 1, name: /^bok_/ })

@@ -29,6 +29,36 @@ describe.skipIf(!run)('the console pages in Chromium', () => {
     })
   }, 60_000)
 
+  it('loads its pages with no request answered >= 400 and no error in the browser console', async () => {
+    // Chromium asks an origin for /favicon.ico once and remembers a 404, so the console's pages must
+    // be the first this profile loads from the server: the session is made in one profile (through
+    // the login page) and handed to a fresh one, whose first page is the console's own.
+    const session = await withBrowser(async (context) => {
+      const page = await signInToConsole(context, server, demoUser('admin'))
+      return page.evaluate(() => sessionStorage.getItem('api-console:session')!)
+    })
+    await withBrowser(async (context) => {
+      await context.addInitScript((kept) => sessionStorage.setItem('api-console:session', kept), session)
+      const page = await context.newPage()
+      const failed: string[] = []
+      page.on('response', (response) => {
+        if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`)
+      })
+      page.on('console', (message) => {
+        if (message.type() === 'error') failed.push(`console: ${message.text()}`)
+      })
+      await page.goto(`${server.url}/console/schema`)
+      await page.getByRole('heading', { name: 'orders', level: 2 }).waitFor()
+      await page.goto(`${server.url}/console/c/orders`)
+      await page.getByRole('table').getByRole('link').first().click()
+      await page.getByRole('heading', { name: 'line-items', level: 2 }).waitFor()
+      await page.goto(`${server.url}/console/`)
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+      await page.waitForLoadState('networkidle')
+      expect(failed).toEqual([])
+    })
+  }, 60_000)
+
   it('moves focus to the heading of the page a navigation link opens, by keyboard alone', async () => {
     await withBrowser(async (context) => {
       const page = await signInToConsole(context, server, demoUser('admin'))

@@ -1,5 +1,7 @@
 /** One form control per declared field, by its type; the API's complaint about it beside it. */
 import type { FieldDeclaration } from '../../../shared/resources/fields.ts'
+import type { Collection } from './learn.ts'
+import { ReferenceBox } from './reference-box.tsx'
 
 export type Value = string | boolean
 
@@ -43,6 +45,8 @@ export function FieldControl(props: {
   field: FieldDeclaration
   value: Value
   error?: string
+  /** For a reference field: the collection it names, when the token may read it. */
+  target?: Collection
   onInput: (value: Value) => void
 }) {
   const { name, field, value, error } = props
@@ -84,6 +88,16 @@ export function FieldControl(props: {
         rows={field.type === 'json' ? 6 : 3}
         value={text}
         onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    )
+  else if (field.type === 'reference' && props.target)
+    control = (
+      <ReferenceBox
+        common={common}
+        name={name}
+        target={props.target}
+        value={text}
+        onInput={(typed) => props.onInput(typed)}
       />
     )
   else

@@ -4,9 +4,10 @@
  * Reload, which loads the current version and keeps the changed fields over it.
  */
 import { useEffect, useState } from 'preact/hooks'
+import type { FieldDeclaration } from '../../../../shared/resources/fields.ts'
 import { ApiFailure, api } from '../api.ts'
 import { FieldControl, fromValue, toValue, type Value } from '../field-control.tsx'
-import { API, type Collection, type Learned, words } from '../learn.ts'
+import { API, allowed, type Collection, type Learned, words } from '../learn.ts'
 import { Failure, Link, Loading, Title } from '../parts.tsx'
 import { navigate } from '../router.ts'
 import { revealedOf, revealNext } from '../secret.tsx'
@@ -100,6 +101,11 @@ export function FormPage(props: {
     const typed = Object.fromEntries([...changed].map((name) => [name, values?.[name] ?? '']))
     load(typed).catch(setFailure)
   }
+  const readableTarget = (field: FieldDeclaration) => {
+    const target =
+      field.type === 'reference' ? props.learned.collections.find((c) => c.name === field.to) : undefined
+    return target && allowed(props.scopes, target).read ? target : undefined
+  }
   const title = id ? `Edit ${id}` : `New ${words(collection.singular)}`
   const stale = failure instanceof ApiFailure && failure.status === 412
   return (
@@ -152,6 +158,7 @@ export function FormPage(props: {
                 field={field}
                 value={values[name] ?? ''}
                 error={errors.get(name)}
+                target={readableTarget(field)}
                 onInput={(value) => {
                   setValues({ ...values, [name]: value })
                   setChanged(new Set(changed).add(name))

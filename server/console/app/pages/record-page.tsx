@@ -46,6 +46,19 @@ function Children(props: { parent: Collection; id: string; child: Collection; sc
   )
 }
 
+/** A list field's items, each its own chip; an empty list says `none`. */
+function ListItems(props: { items: unknown[] }) {
+  if (props.items.length === 0) return <span class="muted">none</span>
+  return (
+    <ul class="chips">
+      {props.items.map((item, index) => (
+        // Items may repeat: their place tells them apart, and the list is never reordered.
+        <li key={index}>{show(item)}</li>
+      ))}
+    </ul>
+  )
+}
+
 export function RecordPage(props: {
   learned: Learned
   scopes: string[]
@@ -143,6 +156,8 @@ export function RecordPage(props: {
                     <Link href={`/console/c/${target}/${encodeURIComponent(value)}`}>
                       <code>{value}</code>
                     </Link>
+                  ) : field?.type === 'list' && Array.isArray(value) ? (
+                    <ListItems items={value} />
                   ) : field?.type === 'json' && value !== null && value !== undefined ? (
                     <pre>{JSON.stringify(value, null, 2)}</pre>
                   ) : (
