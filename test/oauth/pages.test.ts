@@ -84,6 +84,13 @@ describe('the login page', () => {
     expect(page).not.toContain('<script')
   })
 
+  it('names an icon that needs no request, which its CSP allows: a browser asks no /favicon.ico, which would be 404', async () => {
+    const response = await new PageAgent(server.url).get(await authorizeUrl())
+    expect(await response.text()).toContain('<link rel="icon" href="data:,">')
+    expect(response.headers.get('content-security-policy')).toContain('img-src data:;')
+    expect((await server.fetch('/favicon.ico')).status).toBe(404)
+  })
+
   it('answers a wrong password with 401, the e-mail kept and an alert, and no cookie', async () => {
     const agent = new PageAgent(server.url)
     const page = await (await agent.get(await authorizeUrl())).text()

@@ -47,7 +47,8 @@ function pageHeaders(): Headers {
 }
 
 /**
- * An HTML page. CSP: nothing loads but the inline style; forms post to this origin, and may be
+ * An HTML page. CSP: nothing loads but the inline style (and the empty icon, a `data:` URI, so
+ * the browser does not ask for /favicon.ico); forms post to this origin, and may be
  * redirected on to the client's redirect URI (Chromium applies `form-action` to the redirects
  * that follow a form submission, so that origin is listed on the consent page).
  */
@@ -57,7 +58,7 @@ export function pageResponse(options: PageOptions): Response {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ')
   headers.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src ${CSS_HASH}; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
+    `default-src 'none'; style-src ${CSS_HASH}; img-src data:; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
   )
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
   for (const cookie of options.cookies ?? []) headers.append('Set-Cookie', cookie)
@@ -68,6 +69,7 @@ export function pageResponse(options: PageOptions): Response {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${options.title} · api-service</title>
+<link rel="icon" href="data:,">
 <style>${new Html(CSS)}</style>
 </head>
 <body>
