@@ -212,8 +212,11 @@ describeWithPostgres('a serving replica while PostgreSQL restarts', () => {
     expect(lines.filter((line) => line.msg === 'request' && line.status === 503).length).toBeGreaterThan(5)
 
     // The subscription opened before the outage lived through it and got the creates made after.
-    expect(await until(() => subscription.received.length >= 4, 5_000)).toBe(true)
+    // A busy machine may take a few seconds to reconnect the pool: the default deadline, and a
+    // stream that ended is told apart from one that is late.
+    await until(() => subscription.received.length >= 4 || subscription.ended)
     expect(subscription.ended).toBe(false)
+    expect(subscription.received.length).toBeGreaterThanOrEqual(4)
     await subscription.cancel()
   }, 60_000)
 })
