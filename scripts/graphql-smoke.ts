@@ -63,6 +63,7 @@ const INPUTS: Record<string, (ids: Record<string, string>) => Record<string, unk
   comments: (ids) => ({ authorId: ids.users, text: 'Nice' }),
   // Nobody answers there: the worker records a failing delivery, which the reads below show.
   'webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hook', eventTypes: ['order.updated'] }),
+  'oauth-clients': () => ({ name: 'Smoke reporting job' }),
 }
 
 try {
