@@ -1,11 +1,14 @@
 import { clientAddress } from '../http/client-address.ts'
+import { providerLinks } from '../idp/login-links.ts'
+import { passkeyButton } from '../passkeys/login-button.ts'
 import type { OAuthContext } from './context.ts'
 import { unavailableOAuthError } from './errors.ts'
 import { checkLogin } from './login.ts'
-import type { Html } from './pages/html.ts'
+import { type Html, html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
 import { chooseAccountBody, loginBody, messageBody } from './pages/pages.ts'
-import { csrfValue, loggedInUser, loginCookie, logoutCookie } from './session.ts'
+import { csrfValue, loggedInUser, logoutCookie } from './session.ts'
+import { completeSignIn, type SignInTarget } from './sign-in.ts'
 
 /** Where an interaction (an authorization request, or a device's user code) is at, for the login steps. */
 /**
@@ -48,6 +51,13 @@ export interface InteractionTarget {
 
 const ACCOUNTS_TTL_S = 300
 
+/** Where a sign-in that began on this interaction's login page goes on once complete. */
+export const signInTarget = (target: InteractionTarget): SignInTarget => ({
+  next: target.continueUrl,
+  orgId: target.orgId,
+  ...(target.formTargets ? { formTargets: target.formTargets } : {}),
+})
+
 /**
  * The page of a request that failed unexpectedly: 503 with Retry-After while the database cannot
  * be reached (the person tries again), else 500, its cause logged and not shown.
@@ -83,7 +93,13 @@ export function loginPage(
   return pageResponse({
     title: 'Sign in',
     status: options.status,
-    body: loginBody(form, target.purpose, options.email, options.error),
+    body: loginBody(
+      form,
+      target.purpose,
+      options.email,
+      options.error,
+      html`${providerLinks(ctx, signInTarget(target))}${passkeyButton(ctx, signInTarget(target))}`,
+    ),
     formTargets: target.formTargets,
     cookies: csrf.cookies,
   })
@@ -131,7 +147,7 @@ export async function accountStep(
             error: 'That e-mail and password do not match an account. Check both and try again.',
           })
         case 'ok':
-          return seeOther(target.continueUrl, [loginCookie(ctx, outcome.user.id)])
+          return completeSignIn(ctx, request, outcome.user, 'password', signInTarget(target))
         case 'choose': {
           const csrf = csrfValue(ctx, request)
           const token = ctx.signer.sign(
@@ -163,7 +179,7 @@ export async function accountStep(
           status: 400,
           error: 'That choice has expired. Sign in again.',
         })
-      return seeOther(target.continueUrl, [loginCookie(ctx, user.id)])
+      return completeSignIn(ctx, request, user, 'password', signInTarget(target))
     }
     case 'switch':
       return seeOther(target.continueUrl, [logoutCookie(ctx)])

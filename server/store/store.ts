@@ -1,6 +1,7 @@
 import type { Condition, SortKey } from '../../shared/query/types.ts'
 import type { Resource } from '../../shared/resources/index.ts'
 import type { Schema } from '../../shared/schema/schema.ts'
+import type { LinkedIdentity, PasskeyRow, SecondFactorPolicy, TotpRow, UserFactors } from './sql/sign-in.ts'
 import type { StatementTiming } from './statement-timing.ts'
 import type {
   AggregateAnswer,
@@ -308,6 +309,49 @@ export interface OrgStore {
   any(): Promise<boolean>
 }
 
+/**
+ * What signing in keeps besides passwords (docs/oauth.md, "Signing in"): outside identities
+ * linked to users, second factors, single-use WebAuthn challenges, and the organizations'
+ * second-factor policies. Secrets are kept sealed (TOTP) or hashed (recovery codes).
+ */
+export interface SignInStore {
+  findIdentity(provider: string, subject: string): Promise<LinkedIdentity | null>
+  /** False when this provider's subject is linked already (to anyone). */
+  linkIdentity(identity: Omit<LinkedIdentity, 'createdAt'>, now: number): Promise<boolean>
+  identitiesOf(userId: string): Promise<LinkedIdentity[]>
+  unlinkIdentity(userId: string, provider: string, subject: string): Promise<boolean>
+  totpOf(userId: string): Promise<TotpRow | null>
+  /** A new unconfirmed secret (replacing an unconfirmed one); false when a confirmed one exists. */
+  startTotp(userId: string, sealedSecret: string, now: number): Promise<boolean>
+  /**
+   * Accepts a code's time step once: false when this step or a later one was accepted before.
+   * `confirm` also confirms a pending enrolment; otherwise only a confirmed secret counts.
+   */
+  acceptTotpStep(userId: string, step: number, now: number, confirm: boolean): Promise<boolean>
+  removeTotp(userId: string): Promise<boolean>
+  replaceRecoveryCodes(userId: string, hashes: readonly string[], now: number): Promise<void>
+  /** True once per unused code of the user's (by its hash). */
+  useRecoveryCode(userId: string, hash: string, now: number): Promise<boolean>
+  addPasskey(passkey: Omit<PasskeyRow, 'createdAt' | 'lastUsedAt'>, now: number): Promise<void>
+  findPasskey(id: string): Promise<PasskeyRow | null>
+  passkeysOf(userId: string): Promise<PasskeyRow[]>
+  /** Records a use; false when the signature counter did not grow (unless both are 0). */
+  usePasskey(id: string, signCount: number, now: number): Promise<boolean>
+  removePasskey(userId: string, id: string): Promise<boolean>
+  factorsOf(userId: string): Promise<UserFactors>
+  /** Removes every second factor of the user (`api-server user reset-2fa`). */
+  resetFactors(userId: string): Promise<void>
+  saveChallenge(
+    hash: string,
+    challenge: { userId: string | null; purpose: string; expiresAt: number },
+  ): Promise<void>
+  /** Deletes and returns a live challenge; null when unknown, taken or expired. */
+  takeChallenge(hash: string, now: number): Promise<{ userId: string | null; purpose: string } | null>
+  policyOf(orgId: string): Promise<SecondFactorPolicy>
+  /** False when there is no such organization. */
+  setPolicy(orgId: string, policy: SecondFactorPolicy): Promise<boolean>
+}
+
 export interface SettingStore {
   /** A random secret made once per database (cursor and session keys), the same for every instance. */
   instanceSecret(name: string): Promise<Uint8Array>
@@ -332,6 +376,7 @@ export const EXPIRING_KINDS = [
   'revokedTokens',
   'queryResults',
   'storedQueries',
+  'webauthnChallenges',
 ] as const
 export type ExpiringKind = (typeof EXPIRING_KINDS)[number]
 
@@ -368,6 +413,7 @@ export interface Tx {
   readonly orgs: OrgStore
   readonly settings: SettingStore
   readonly webhooks: WebhookStore
+  readonly signIn: SignInStore
   /** Runs `fn` as one write transaction: all of it commits, or none of it when it throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
 }

@@ -59,7 +59,11 @@ describe('api list events --actor-id', () => {
     expect(run.code).toBe(0)
     expect(run.stderr).toBe('')
     const events = JSON.parse(run.stdout) as Event[]
-    expect(events.map((e) => [e.type, e.resourceId])).toEqual([['post.created', mine]])
+    // Newest first: the post, then the member's sign-in that made the token.
+    expect(events.map((e) => [e.type, e.resourceId])).toEqual([
+      ['post.created', mine],
+      ['user.signed_in', org.member.id],
+    ])
     expect(events[0]!.actor).toEqual({ type: 'user', id: org.member.id })
     expect(events[0]!.requestId).toEqual(expect.any(String))
   })
@@ -79,7 +83,8 @@ describe('api list events --actor-id', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Event)
-    expect(lines.map((e) => e.resourceId)).toEqual([mine, theirs])
+    expect(lines.map((e) => e.resourceId)).toEqual([mine, theirs, org.admin.id])
+    expect(lines[2]!.type).toBe('user.signed_in')
   })
 
   it('shows the actor as two columns of a table', async () => {

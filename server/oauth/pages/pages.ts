@@ -3,7 +3,7 @@ import { type Html, hidden, html } from './html.ts'
 import { scopeWords } from './scope-words.ts'
 
 /** What every form of an interaction posts back: where, which step's signed request, the CSRF value. */
-interface FormContext {
+export interface FormContext {
   action: string
   request: string
   csrf: string
@@ -17,7 +17,14 @@ function errorBox(id: string, message: string | undefined): Html {
 }
 
 /** Asks for e-mail and password; `purpose` says who asks and why ("api command-line client wants access"). */
-export function loginBody(form: FormContext, purpose: Html, email = '', error?: string): Html {
+export function loginBody(
+  form: FormContext,
+  purpose: Html,
+  email = '',
+  error?: string,
+  /** Other ways to sign in (outside providers, a passkey), shown after the password form. */
+  alternatives: Html = html``,
+): Html {
   const described = error ? html` aria-describedby="login-error" aria-invalid="true"` : html``
   return html`<h1>Sign in</h1>
 <p>${purpose}</p>
@@ -29,7 +36,8 @@ ${formFields(form, 'login')}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${described}>
 <div class="actions"><button type="submit" class="primary">Sign in</button></div>
-</form>`
+</form>
+${alternatives}`
 }
 
 /** The same e-mail and password fit accounts in several organizations: the person picks one. */

@@ -79,6 +79,30 @@ import {
 } from './records.ts'
 import { instanceSecret } from './settings.ts'
 import {
+  acceptTotpStep,
+  addPasskey,
+  factorsOf,
+  findIdentity,
+  findPasskey,
+  identitiesOf,
+  linkIdentity,
+  passkeysOf,
+  purgeExpiredChallenges,
+  removePasskey,
+  removeTotp,
+  replaceRecoveryCodes,
+  resetFactors,
+  saveChallenge,
+  secondFactorPolicy,
+  setSecondFactorPolicy,
+  startTotp,
+  takeChallenge,
+  totpOf,
+  unlinkIdentity,
+  usePasskey,
+  useRecoveryCode,
+} from './sign-in.ts'
+import {
   addDeliveries,
   addSecret,
   claimDeliveries,
@@ -105,6 +129,7 @@ export const PURGES: Record<ExpiringKind, (x: Executor, now: number, limit: numb
   revokedTokens: purgeExpiredRevocations,
   queryResults: purgeExpiredResults,
   storedQueries: purgeExpiredQueries,
+  webauthnChallenges: purgeExpiredChallenges,
 }
 
 /** The event log's statements, which differ by backend: how a position is kept in commit order. */
@@ -267,6 +292,29 @@ export function txOver(x: Executor, backend: Backend): Tx {
       succeeded: (endpointId) => endpointSucceeded(x, endpointId),
       failed: (endpointId, now, disableBefore) => endpointFailed(x, endpointId, now, disableBefore),
       backlog: (cap) => webhookBacklog(x, cap),
+    },
+    signIn: {
+      findIdentity: (provider, subject) => findIdentity(x, provider, subject),
+      linkIdentity: (identity, now) => linkIdentity(x, identity, now),
+      identitiesOf: (userId) => identitiesOf(x, userId),
+      unlinkIdentity: (userId, provider, subject) => unlinkIdentity(x, userId, provider, subject),
+      totpOf: (userId) => totpOf(x, userId),
+      startTotp: (userId, sealed, now) => startTotp(x, userId, sealed, now),
+      acceptTotpStep: (userId, step, now, confirm) => acceptTotpStep(x, userId, step, now, confirm),
+      removeTotp: (userId) => removeTotp(x, userId),
+      replaceRecoveryCodes: (userId, hashes, now) => replaceRecoveryCodes(x, userId, hashes, now),
+      useRecoveryCode: (userId, hash, now) => useRecoveryCode(x, userId, hash, now),
+      addPasskey: (passkey, now) => addPasskey(x, passkey, now),
+      findPasskey: (id) => findPasskey(x, id),
+      passkeysOf: (userId) => passkeysOf(x, userId),
+      usePasskey: (id, signCount, now) => usePasskey(x, id, signCount, now),
+      removePasskey: (userId, id) => removePasskey(x, userId, id),
+      factorsOf: (userId) => factorsOf(x, userId),
+      resetFactors: (userId) => resetFactors(x, userId),
+      saveChallenge: (hash, challenge) => saveChallenge(x, hash, challenge),
+      takeChallenge: (hash, now) => takeChallenge(x, hash, now),
+      policyOf: (orgId) => secondFactorPolicy(x, orgId),
+      setPolicy: (orgId, policy) => setSecondFactorPolicy(x, orgId, policy),
     },
     transaction: (fn) => x.transaction((inner) => fn(txOver(inner, backend))),
   }

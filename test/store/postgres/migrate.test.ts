@@ -193,6 +193,9 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
       if (table === 'webhook_endpoints') columns.log_position = 'bigint NOT NULL'
       // SQLite's INTEGER PRIMARY KEY (the rowid) is an identity on PostgreSQL.
       if (table === 'webhook_secrets') columns.id = 'bigint NOT NULL GENERATED ALWAYS AS IDENTITY'
+      // A passkey's signature counter is unsigned 32-bit, a TOTP time step past 2^31 in 2^31 * 30 s.
+      if (table === 'user_passkeys') columns.sign_count = 'bigint NOT NULL'
+      if (table === 'user_totp') columns.last_step = 'bigint NOT NULL'
       expected[table] = columns
     }
 
@@ -325,6 +328,8 @@ describeWithPostgres('the PostgreSQL schema and its migrator', () => {
     const { sql: old } = await freshDatabase(1)
     await migratePostgres(old, exampleSchema())
     // Back to version 4, where two names could differ only in case (and clients were no resource).
+    await old`DROP TABLE webauthn_challenges, user_passkeys, user_recovery_codes, user_totp, user_identities`
+    await old`ALTER TABLE orgs DROP COLUMN require_2fa`
     await old`ALTER TABLE oauth_clients DROP COLUMN search_vector`
     for (const index of ['org_created', 'org_updated', 'org_name_sort', 'org_public'])
       await old.unsafe(`DROP INDEX oauth_clients_${index}`)
