@@ -26,7 +26,7 @@ describe('signing in through an OpenID Connect provider', () => {
   it('signs in the user with the same verified e-mail, links the identity, and the client gets its token', async () => {
     const agent = newAgent(world)
     const request = await authorizationRequest(world, world.acmeClient)
-    const { response } = await throughProvider(world, agent, request.url, 'corp', world.acme.member.email)
+    const { response } = await throughProvider(agent, request.url, 'corp', world.acme.member.email)
     expect(response.status).toBe(303)
     const consent = await agent.get(response.headers.get('location')!)
     const page = await consent.text()
@@ -56,7 +56,7 @@ describe('signing in through an OpenID Connect provider', () => {
     try {
       const agent = newAgent(world)
       const { url } = await authorizationRequest(world, world.acmeClient)
-      const { response } = await throughProvider(world, agent, url, 'corp', world.acme.member.email)
+      const { response } = await throughProvider(agent, url, 'corp', world.acme.member.email)
       expect(response.status).toBe(303)
       const consent = await (await agent.get(response.headers.get('location')!)).text()
       expect(consent).toContain(world.acme.member.email)
@@ -87,7 +87,7 @@ describe('signing in through an OpenID Connect provider', () => {
   it('refuses a replayed callback (its cookie is gone) and a replayed code (the provider refuses it)', async () => {
     const agent = newAgent(world)
     const { url } = await authorizationRequest(world, world.acmeClient)
-    const first = await throughProvider(world, agent, url, 'corp', world.acme.admin.email)
+    const first = await throughProvider(agent, url, 'corp', world.acme.admin.email)
     expect(first.response.status).toBe(303)
     expect((await agent.get(first.callback)).status).toBe(400)
     // The same code once more from another browser, with a fresh flow cookie and its state in the URL.
@@ -108,7 +108,7 @@ describe('signing in through an OpenID Connect provider', () => {
     try {
       const agent = newAgent(world)
       const { url } = await authorizationRequest(world, world.acmeClient)
-      const { response } = await throughProvider(world, agent, url, 'corp', world.acme.viewer.email)
+      const { response } = await throughProvider(agent, url, 'corp', world.acme.viewer.email)
       expect(response.status).toBe(401)
       expect(agent.cookies.has('oauth_login')).toBe(false)
       expect(world.logs.join('\n')).toContain('the ID token is for another sign-in')
@@ -122,7 +122,7 @@ describe('signing in through an OpenID Connect provider', () => {
     const agent = newAgent(world)
     const { url } = await authorizationRequest(world, world.acmeClient)
     const login = `unverified-${world.acme.viewer.email}`
-    const { response } = await throughProvider(world, agent, url, 'corp', login)
+    const { response } = await throughProvider(agent, url, 'corp', login)
     expect(response.status).toBe(403)
     expect(await response.text()).toContain('did not confirm that your e-mail address is verified')
     expect(await world.base.store.signIn.findIdentity('corp', login)).toBeNull()
@@ -145,12 +145,12 @@ describe('signing in through an OpenID Connect provider', () => {
     // corp has no createUsers: nothing is created.
     const agent = newAgent(world)
     const globex = await authorizationRequest(world, world.globexClient)
-    const refused = await throughProvider(world, agent, globex.url, 'corp', newcomer)
+    const refused = await throughProvider(agent, globex.url, 'corp', newcomer)
     expect(refused.response.status).toBe(403)
     expect(await refused.response.text()).toContain('No account here uses the e-mail address')
     expect(await world.base.store.users.byEmail(newcomer, null)).toEqual([])
     // corp-create creates in Globex as a viewer, with the provider as the event's actor.
-    const created = await throughProvider(world, newAgent(world), globex.url, 'corp-create', newcomer)
+    const created = await throughProvider(newAgent(world), globex.url, 'corp-create', newcomer)
     expect(created.response.status).toBe(303)
     const [user] = await world.base.store.users.byEmail(newcomer, null)
     expect(user).toMatchObject({ orgId: world.globex.orgId, role: 'viewer', passwordHash: null })
@@ -162,7 +162,7 @@ describe('signing in through an OpenID Connect provider', () => {
     const agent = newAgent(world)
     const { url } = await authorizationRequest(world, world.globexClient)
     // Linked to Acme's member by the first test.
-    const { response } = await throughProvider(world, agent, url, 'corp', world.acme.member.email)
+    const { response } = await throughProvider(agent, url, 'corp', world.acme.member.email)
     expect(response.status).toBe(403)
     expect(agent.cookies.has('oauth_login')).toBe(false)
   })

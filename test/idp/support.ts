@@ -121,13 +121,7 @@ export function providerHref(page: string, key: string): string {
  * From our login page through `key` at the upstream as `login`: returns our callback's answer
  * (the agent keeps the cookies it set).
  */
-export async function throughProvider(
-  world: IdpWorld,
-  agent: PageAgent,
-  authorizeUrl: URL,
-  key: string,
-  login: string,
-) {
+export async function throughProvider(agent: PageAgent, authorizeUrl: URL, key: string, login: string) {
   const page = await (await agent.get(String(authorizeUrl))).text()
   const start = await agent.get(providerHref(page, key))
   if (start.status !== 303) throw new Error(`/login/${key} answered ${start.status}: ${await start.text()}`)

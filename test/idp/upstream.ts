@@ -5,7 +5,7 @@
  * account another address (`accounts`). `misbehave.nonce` makes it re-sign its ID tokens with
  * another nonce: a real provider misbehaving, through a middleware of its own.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import Provider from 'oidc-provider'
@@ -24,9 +24,9 @@ export interface Upstream {
 }
 
 export async function startUpstream(): Promise<Upstream> {
-  let handler: ((req: Parameters<Parameters<typeof createServer>[0]>[0], res: never) => void) | null = null
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | null = null
   const server: Server = createServer((req, res) => {
-    if (handler) handler(req, res as never)
+    if (handler) handler(req, res)
     else res.writeHead(503).end()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -78,7 +78,7 @@ export async function startUpstream(): Promise<Upstream> {
           .sign(privateKey)
       }
     })
-    handler = provider.callback() as never
+    handler = provider.callback()
   }
   return {
     issuer,
