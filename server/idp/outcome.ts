@@ -123,5 +123,5 @@ export async function linkToUser(
       `That ${active.name} account is linked to another account here. Unlink it there first.`,
     )
   if (!linked) await linkIdentity(ctx, active, identity, user)
-  return seeOther('/account')
+  return seeOther('/account?notice=identity-linked')
 }
