@@ -85,7 +85,8 @@ export async function signInWith(
       'E-mail address not verified',
       `${active.name} did not confirm that your e-mail address is verified, so it cannot sign you in here. Verify it with ${active.name}, or sign in with your password.`,
     )
-  const email = identity.email
+  // As the password login looks addresses up: lower-cased, the way they are stored.
+  const email = identity.email.trim().toLowerCase()
   const found = await ctx.store.users.byEmail(email, target.orgId)
   if (found.length === 1) {
     await linkIdentity(ctx, active, identity, found[0]!)

@@ -238,3 +238,26 @@ describe('the login page and the well-known providers', () => {
     },
   )
 })
+
+describe('one verified e-mail with accounts in several organizations', () => {
+  it('asks which, then links and signs in the chosen one', async () => {
+    const { createUser } = await import('../../server/admin/users.ts')
+    const { CLI_CLIENT_ID } = await import('../../server/store/types.ts')
+    const email = 'both@multi.example'
+    const input = { email, name: 'Both', role: 'member', password: 'correct horse battery' }
+    await createUser(world.base.store, { ...input, org: world.acme.orgId })
+    const inGlobex = await createUser(world.base.store, { ...input, org: world.globex.orgId })
+    const agent = newAgent(world)
+    // The command-line client serves every organization: its sign-in may end in either.
+    const { url } = await authorizationRequest(world, { id: CLI_CLIENT_ID, secret: undefined })
+    const { response } = await throughProvider(agent, url, 'corp', email.toUpperCase())
+    expect(response.status).toBe(200)
+    const page = await response.text()
+    expect(page).toContain('Choose an organization')
+    const chosen = await agent.submit(page, 'choose', { account: inGlobex.id })
+    expect(chosen.status).toBe(303)
+    expect((await world.base.store.signIn.findIdentity('corp', email.toUpperCase()))?.userId).toBe(
+      inGlobex.id,
+    )
+  })
+})

@@ -18,7 +18,7 @@ import {
   upstreamSignIn,
 } from './upstream.ts'
 
-export const CLIENT_REDIRECT = 'http://127.0.0.1:4700/cb'
+export const CLIENT_REDIRECT = 'http://127.0.0.1:4700/callback'
 
 export interface IdpWorld {
   base: TestServer
@@ -113,7 +113,7 @@ export async function authorizationRequest(
 /** The login page's `Sign in with …` link for `key`, as the page shows it. */
 export function providerHref(page: string, key: string): string {
   const href = page.match(new RegExp(`<a class="button" href="(/login/${key}\\?flow=[^"]+)"`))?.[1]
-  if (!href) throw new Error(`no link for ${key} on the page`)
+  if (!href) throw new Error(`no link for ${key} on the page:\n${page.slice(0, 1500)}`)
   return href.replaceAll('&amp;', '&')
 }
 
