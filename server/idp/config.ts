@@ -9,8 +9,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { jsonErrorAt } from '../../shared/schema/json-position.ts'
 
-export const PROVIDER_TYPES = ['github', 'google', 'microsoft', 'oidc'] as const
-export type ProviderType = (typeof PROVIDER_TYPES)[number]
+const PROVIDER_TYPES = ['github', 'google', 'microsoft', 'oidc'] as const
 const ROLES = ['admin', 'member', 'viewer'] as const
 
 // Paths under /login/ that other sign-in steps own (the second factor, passkeys).

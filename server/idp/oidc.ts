@@ -19,7 +19,7 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface Discovery {
+interface Discovery {
   issuer: string
   authorizationEndpoint: string
   tokenEndpoint: string

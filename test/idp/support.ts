@@ -18,7 +18,7 @@ import {
   upstreamSignIn,
 } from './upstream.ts'
 
-export const CLIENT_REDIRECT = 'http://127.0.0.1:4700/callback'
+const CLIENT_REDIRECT = 'http://127.0.0.1:4700/callback'
 
 export interface IdpWorld {
   base: TestServer
