@@ -140,6 +140,17 @@ describe('signing in through an OpenID Connect provider', () => {
     expect((await fetch(`${world.server.baseUrl}/healthz`)).status).toBe(200)
   })
 
+  it('gives up on a provider that does not answer after 5 s: 503', async () => {
+    const agent = newAgent(world)
+    const { url } = await authorizationRequest(world, world.acmeClient)
+    const page = await (await agent.get(String(url))).text()
+    const began = Date.now()
+    const response = await agent.get(providerHref(page, 'silent'))
+    expect(response.status).toBe(503)
+    expect(await response.text()).toContain('Silent SSO cannot be reached right now')
+    expect(Date.now() - began).toBeLessThan(8000)
+  })
+
   it('creates a user only where createUsers allows it, in its organization and role', async () => {
     const newcomer = 'newcomer@join.example'
     // corp has no createUsers: nothing is created.
@@ -167,6 +178,23 @@ describe('signing in through an OpenID Connect provider', () => {
     expect(agent.cookies.has('oauth_login')).toBe(false)
   })
 
+  it("takes the provider's error answer: access_denied is 401, another error 400", async () => {
+    for (const [error, status] of [
+      ['access_denied', 401],
+      ['server_error', 400],
+    ] as const) {
+      const agent = newAgent(world)
+      const { url } = await authorizationRequest(world, world.acmeClient)
+      const page = await (await agent.get(String(url))).text()
+      const start = await agent.get(providerHref(page, 'corp'))
+      const state = new URL(start.headers.get('location')!).searchParams.get('state')!
+      const response = await agent.get(`/login/corp/callback?state=${state}&error=${error}`)
+      expect(response.status).toBe(status)
+      expect(await response.text()).toContain('Corp SSO')
+      expect(agent.cookies.has('idp_flow')).toBe(false)
+    }
+  })
+
   it('answers 404 for a provider it does not have', async () => {
     const response = await fetch(`${world.server.baseUrl}/login/nobody?flow=x`)
     expect(response.status).toBe(404)
@@ -191,10 +219,13 @@ describe('the login page and the well-known providers', () => {
     const { url } = await authorizationRequest(world, world.acmeClient)
     const page = await (await newAgent(world).get(String(url))).text()
     const names = [...page.matchAll(/<a class="button" href="[^"]+">([^<]+)<\/a>/g)].map((m) => m[1])
+    for (const secret of [UPSTREAM_SECRET, 'gh-secret-not-for-logs', 'ms-secret-not-for-logs'])
+      expect(page).not.toContain(secret)
     expect(names).toEqual([
       'Sign in with Corp SSO',
       'Sign in with Corp Join',
       'Sign in with Down SSO',
+      'Sign in with Silent SSO',
       'Sign in with GitHub',
       'Sign in with Google',
       'Sign in with Microsoft',

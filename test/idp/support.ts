@@ -36,6 +36,8 @@ export interface IdpWorld {
 
 export async function startIdpWorld(): Promise<IdpWorld> {
   const upstream = await startUpstream()
+  // A provider that takes the connection and never answers: past 5 s it counts as down.
+  const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
   const base = await startTestServer()
   const acme = await orgWithUsers(base, 'Acme')
   const globex = await orgWithUsers(base, 'Globex')
@@ -54,6 +56,7 @@ export async function startIdpWorld(): Promise<IdpWorld> {
       { key: 'corp', name: 'Corp SSO', ...oidcEntry },
       { key: 'corp-create', name: 'Corp Join', ...oidcEntry, createUsers: { org: 'Globex', role: 'viewer' } },
       { key: 'down', name: 'Down SSO', ...oidcEntry, issuer: 'http://127.0.0.1:9' },
+      { key: 'silent', name: 'Silent SSO', ...oidcEntry, issuer: `http://127.0.0.1:${silent.port}` },
       { key: 'github', type: 'github', clientId: 'gh-client', clientSecret: 'gh-secret-not-for-logs' },
       { key: 'google', type: 'google', clientId: 'g-client', clientSecret: 'g-secret-not-for-logs' },
       {
@@ -89,6 +92,7 @@ export async function startIdpWorld(): Promise<IdpWorld> {
       await server.stop()
       await base.stop()
       await upstream.stop()
+      silent.stop(true)
     },
   }
 }
