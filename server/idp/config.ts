@@ -112,9 +112,7 @@ export function parseIdpConfig(value: unknown): { config: IdpConfig } | { proble
   const providers: IdpProvider[] = []
   for (const [key, entry] of Object.entries((value as { providers: Record<string, unknown> }).providers)) {
     if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(key))
-      problems.push(
-        `providers.${key}: a key is 1-40 lowercase letters, digits and -, starting with one of the first two`,
-      )
+      problems.push(`providers.${key}: a key is 1-40 lowercase letters, digits and -, not starting with -`)
     else if (RESERVED_KEYS.has(key))
       problems.push(`providers.${key}: /login/${key} is taken; choose another key`)
     const found = shapeProblems(Entry, entry, `/providers/${key}`)

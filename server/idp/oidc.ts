@@ -32,10 +32,10 @@ const text = (value: unknown): value is string => typeof value === 'string' && v
  * The issuer's discovery document, fetched on first use and kept; a failure is not kept, so the
  * next sign-in asks again. `issuer` must be what the document says it is (§4.3).
  */
-export function discoverer(issuer: string): () => Promise<Discovery> {
+export function discoverer(issuer: string, sameIssuer = true): () => Promise<Discovery> {
   let found: Promise<Discovery> | null = null
   return () => {
-    found ??= discover(issuer).catch((error) => {
+    found ??= discover(issuer, sameIssuer).catch((error) => {
       found = null
       throw error
     })
@@ -43,7 +43,11 @@ export function discoverer(issuer: string): () => Promise<Discovery> {
   }
 }
 
-async function discover(issuer: string): Promise<Discovery> {
+/**
+ * `sameIssuer` false for Microsoft: a tenant named by its domain, `common` or `organizations`
+ * publishes its GUID's issuer (or the `{tenantid}` template), which the ID token check then uses.
+ */
+async function discover(issuer: string, sameIssuer: boolean): Promise<Discovery> {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
   let document: Record<string, unknown>
   try {
@@ -54,10 +58,17 @@ async function discover(issuer: string): Promise<Discovery> {
     throw new UpstreamError('unavailable', 'the discovery document could not be fetched', { cause: error })
   }
   const { authorization_endpoint, token_endpoint, jwks_uri } = document
-  if (document.issuer !== issuer || !text(authorization_endpoint) || !text(token_endpoint) || !text(jwks_uri))
+  const named = document.issuer
+  if (
+    !text(named) ||
+    (sameIssuer && named !== issuer) ||
+    !text(authorization_endpoint) ||
+    !text(token_endpoint) ||
+    !text(jwks_uri)
+  )
     throw new UpstreamError('unavailable', 'the discovery document is not one of this issuer')
   return {
-    issuer,
+    issuer: named,
     authorizationEndpoint: authorization_endpoint,
     tokenEndpoint: token_endpoint,
     jwks: createRemoteJWKSet(new URL(jwks_uri), { timeoutDuration: UPSTREAM_TIMEOUT_MS }),

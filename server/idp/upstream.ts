@@ -117,7 +117,7 @@ function googleUpstream(provider: IdpProvider, redirectUri: string): Upstream {
 function microsoftUpstream(provider: IdpProvider, redirectUri: string): Upstream {
   const tenant = provider.tenant!
   const entra = new MicrosoftEntraId(tenant, provider.clientId, provider.clientSecret, redirectUri)
-  const discovery = discoverer(`https://login.microsoftonline.com/${tenant}/v2.0`)
+  const discovery = discoverer(`https://login.microsoftonline.com/${tenant}/v2.0`, false)
   return {
     async authorizationUrl(state, verifier, nonce) {
       const url = entra.createAuthorizationURL(state, verifier, OIDC_SCOPES)
