@@ -18,11 +18,13 @@ async function verifyPage(
   error?: VerifyView['error'],
 ): Promise<Response> {
   const csrf = csrfValue(ctx, request)
+  const { totp } = await ctx.store.signIn.factorsOf(user.id)
   return pageResponse({
     title: 'Two-step verification',
     status: error ? 401 : 200,
     body: verifyBody({
       csrf: csrf.value,
+      totp,
       error,
       passkeyOption: await passkeyVerifyOption(ctx, user, csrf.value),
     }),
