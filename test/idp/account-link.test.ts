@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { passwordOnAccount } from '../signin/support.ts'
-import { type IdpWorld, newAgent, startIdpWorld } from './support.ts'
+import { enrolTotp, passwordOnAccount } from '../signin/support.ts'
+import { authorizationRequest, type IdpWorld, newAgent, startIdpWorld, throughProvider } from './support.ts'
 import { upstreamSignIn } from './upstream.ts'
 
 let world: IdpWorld
@@ -60,5 +60,17 @@ describe('linking an outside identity from /account', () => {
     const response = await newAgent(world).get('/login/corp?link=1')
     expect(response.status).toBe(303)
     expect(response.headers.get('location')).toBe('/account')
+  })
+})
+
+describe('an outside sign-in and the second factor', () => {
+  it('asks a user with an authenticator app for the code after the provider, as after a password', async () => {
+    await enrolTotp(world.server.baseUrl, world.globex.member.email)
+    const agent = newAgent(world)
+    const { url } = await authorizationRequest(world, world.globexClient)
+    const { response } = await throughProvider(agent, url, 'corp', world.globex.member.email)
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toStartWith('/login/verify')
+    expect(agent.cookies.has('oauth_login')).toBe(false)
   })
 })

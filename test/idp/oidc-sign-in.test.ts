@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
+import { createUser } from '../../server/admin/users.ts'
+import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import {
   authorizationRequest,
   type IdpWorld,
@@ -8,7 +10,7 @@ import {
   startIdpWorld,
   throughProvider,
 } from './support.ts'
-import { UPSTREAM_SECRET } from './upstream.ts'
+import { UPSTREAM_SECRET, upstreamSignIn } from './upstream.ts'
 
 let world: IdpWorld
 beforeAll(async () => {
@@ -70,7 +72,6 @@ describe('signing in through an OpenID Connect provider', () => {
     const { url } = await authorizationRequest(world, world.acmeClient)
     const page = await (await agent.get(String(url))).text()
     const start = await agent.get(providerHref(page, 'corp'))
-    const { upstreamSignIn } = await import('./upstream.ts')
     const callback = new URL(
       await upstreamSignIn(agent, start.headers.get('location')!, world.acme.admin.email),
     )
@@ -272,8 +273,6 @@ describe('the login page and the well-known providers', () => {
 
 describe('one verified e-mail with accounts in several organizations', () => {
   it('asks which, then links and signs in the chosen one', async () => {
-    const { createUser } = await import('../../server/admin/users.ts')
-    const { CLI_CLIENT_ID } = await import('../../server/store/types.ts')
     const email = 'both@multi.example'
     const input = { email, name: 'Both', role: 'member', password: 'correct horse battery' }
     await createUser(world.base.store, { ...input, org: world.acme.orgId })
