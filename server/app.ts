@@ -16,6 +16,8 @@ import { RedisConnection } from './http/redis-connection.ts'
 import { RedisQuota } from './http/redis-quota.ts'
 import { DEFAULT_CACHE_MB, ResponseCache } from './http/response-cache.ts'
 import { errorResponse, json, noContent } from './http/responses.ts'
+import type { IdpConfig } from './idp/config.ts'
+import { activateProviders, type IdpProviders } from './idp/context.ts'
 import { ServerMetrics } from './metrics/server-metrics.ts'
 import { oauthClientHooks } from './oauth/client-hooks.ts'
 import { createOAuthContext } from './oauth/context.ts'
@@ -69,6 +71,8 @@ interface AppOptions {
   cacheMb?: number
   /** `--metrics-token`: a bearer token that may read `/metrics` from any address (server/metrics/). */
   metricsToken?: string
+  /** `--idp`: the outside identity providers (server/idp/); none by default. */
+  idp?: { file: string; config: IdpConfig }
 }
 
 export interface App {
@@ -175,9 +179,13 @@ export async function createApp(options: AppOptions): Promise<App> {
         () => logger.log('warn', 'redis answers again: limits are counted in it'),
       )
     : undefined
+  // A `createUsers.org` that names no organization stops the start here (IdpFileError).
+  const idp: IdpProviders = options.idp
+    ? await activateProviders(options.idp.file, options.idp.config, store, baseUrl)
+    : new Map()
   mountOAuth(
     app,
-    await createOAuthContext({ schema, store, issuer: baseUrl, tokens, verifier, clock, log }, redis),
+    await createOAuthContext({ schema, store, issuer: baseUrl, tokens, verifier, clock, log, idp }, redis),
   )
   for (const version of VERSIONS) {
     mountRest(app, version.prefix, { engine, verifier, log, version, cache })

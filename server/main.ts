@@ -18,6 +18,7 @@ import { parseCorsOrigins } from './http/cors.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { DEFAULT_CACHE_MB } from './http/response-cache.ts'
 import { isLoopback, plainHttpRefusal, type TlsFiles } from './http/tls.ts'
+import { IdpFileError, readIdpFile } from './idp/config.ts'
 import { LOG_LEVELS, parseLogLevel } from './ops/logger.ts'
 import { schemaVersionAt } from './schema/apply.ts'
 import { serve } from './serve.ts'
@@ -190,6 +191,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       'Bearer token that may read /metrics from any address; loopback needs none (env API_METRICS_TOKEN, default none)',
     )
     .option(
+      '--idp <file>',
+      'Outside identity providers to sign in with (JSON, or YAML by extension; env API_IDP; default none)',
+    )
+    .option(
       '--durability <mode>',
       'full: every acknowledged write survives power loss; fast: one sync per checkpoint, the last commits may be lost on power loss (env API_DURABILITY, default full)',
     )
@@ -240,6 +245,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
         throw new UsageError(
           '--metrics-token must be at least 16 letters, digits or -._~+/ (env API_METRICS_TOKEN; openssl rand -hex 32 makes one)',
         )
+      const idpFile = optionalText(options, 'idp', argv) ?? (io.env.API_IDP || undefined)
+      // Read and checked before anything starts: a bad file is exit 2, one line per problem.
+      const idp = idpFile !== undefined ? { file: idpFile, config: readIdpFile(idpFile) } : undefined
       const dbListen = optionalText(options, 'db-listen', argv) ?? io.env.API_DB_LISTEN
       if (dbListen !== undefined && !(isPostgresUrl(dbListen) && isPostgresUrl(dbOf(options))))
         throw new UsageError(
@@ -285,6 +293,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         webhooks,
         cacheMb,
         metricsToken,
+        idp,
         out: io.err,
         // On the server's own connection: a second one to :memory: would be another database.
         prepare: options.demo ? (store) => seedAndPrint(store, false, io.err) : undefined,
@@ -415,7 +424,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     console.info = info
     const message = error instanceof Error ? error.message : String(error)
-    if (error instanceof SchemaFileError) {
+    if (error instanceof SchemaFileError || error instanceof IdpFileError) {
       for (const problem of error.problems) io.err(`${error.file}: ${problem}`)
       return 2
     }

@@ -11,6 +11,8 @@ import { publicHost } from './http/public-host.ts'
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts'
 import { errorResponse } from './http/responses.ts'
 import { HSTS, loadTls, type TlsFiles } from './http/tls.ts'
+import type { IdpConfig } from './idp/config.ts'
+import { redirectLines } from './idp/context.ts'
 import { type HousekeepingOptions, startHousekeeping } from './ops/housekeeping.ts'
 import { createLogger, type Logger, type LogLevel } from './ops/logger.ts'
 import { describeFailure, type OutageReport } from './store/availability.ts'
@@ -54,6 +56,8 @@ export interface ServeOptions {
   cacheMb?: number
   /** `--metrics-token`: a bearer token that may read `/metrics` from any address (loopback needs none). */
   metricsToken?: string
+  /** `--idp`: the outside identity providers file, read and checked (server/idp/config.ts). */
+  idp?: { file: string; config: IdpConfig }
   /** `--durability`: `full` (default) syncs every commit to disk, `fast` only at checkpoints. */
   durability?: Durability
   /** `--log-level` of the JSON log on standard output (default info); ignored when `logger` is given. */
@@ -191,6 +195,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     redis: options.redis,
     cacheMb: options.cacheMb,
     metricsToken: options.metricsToken,
+    idp: options.idp,
     logger,
     allowHttpWebhooks: options.webhooks?.allowHttp,
     resolve: options.webhooks?.resolve,
@@ -208,6 +213,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   options.out?.(
     `api-server listening on ${url} (database ${describeLocation(options.db)}, durability ${durability})`,
   )
+  if (options.idp)
+    for (const line of redirectLines(options.idp.config, baseUrl!.replace(/\/+$/, ''))) options.out?.(line)
   return {
     url,
     baseUrl: baseUrl!.replace(/\/+$/, ''),

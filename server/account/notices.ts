@@ -2,6 +2,10 @@
 export const ACCOUNT_NOTICES: Record<string, string> = {
   'totp-enrolled': 'Your authenticator app is set up.',
   'totp-removed': 'The authenticator app was removed.',
+  'identity-linked': 'The provider is linked: you can sign in with it.',
+  'identity-unlinked': 'The provider is unlinked.',
+  'identity-last':
+    'That provider is your only way to sign in: add a passkey or ask an administrator for a password first.',
 }
 
 /** The query's `notice`, when it has the shape of a key. */

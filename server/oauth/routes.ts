@@ -1,6 +1,7 @@
 import type { AnyElysia } from 'elysia'
 import { accountPage } from '../account/account-page.ts'
 import { secondFactorPage } from '../account/verify-page.ts'
+import { mountIdp } from '../idp/routes.ts'
 import { authorizeEndpoint } from './authorize-endpoint.ts'
 import type { OAuthContext } from './context.ts'
 import { deviceAuthorizationEndpoint } from './device-authorization.ts'
@@ -24,5 +25,6 @@ export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
   ]
   for (const [path, handler] of routes)
     app.all(path, ({ request }) => handler(ctx, request), { parse: 'none' })
+  mountIdp(app, ctx)
   app.get('/.well-known/oauth-authorization-server', () => metadataResponse(ctx.schema, ctx.issuer))
 }

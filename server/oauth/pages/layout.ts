@@ -14,6 +14,8 @@ input[type=email], input[type=password], input[type=text] { display: block; box-
 .actions { display: flex; gap: .75rem; margin-top: 1.5rem; }
 button { font: inherit; padding: .5rem 1.25rem; border-radius: 6px; border: 1px solid ButtonText; cursor: pointer; }
 button.primary { background: #1f5fbf; color: #fff; border-color: #1f5fbf; }
+.alternatives { display: flex; flex-direction: column; gap: .5rem; margin-top: 1.5rem; }
+a.button { display: block; text-align: center; padding: .5rem 1.25rem; border-radius: 6px; border: 1px solid ButtonText; color: inherit; text-decoration: none; }
 button.link { border: none; background: none; color: LinkText; text-decoration: underline; padding: 0; margin-top: 1rem; }
 :focus-visible { outline: 3px solid #f5a700; outline-offset: 2px; }
 .error { border-left: 4px solid #c62828; padding: .5rem .75rem; background: color-mix(in srgb, #c62828 12%, Canvas); }
