@@ -1,4 +1,6 @@
 import type { AnyElysia } from 'elysia'
+import { accountPage } from '../account/account-page.ts'
+import { secondFactorPage } from '../account/verify-page.ts'
 import { PASSKEY_LOGIN_PATH } from '../passkeys/login-button.ts'
 import { passkeyLoginEndpoint } from '../passkeys/login-route.ts'
 import { PASSKEY_SCRIPT_PATH, passkeyScript } from '../passkeys/script.ts'
@@ -20,6 +22,8 @@ export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
     ['/oauth/revoke', revocationEndpoint],
     ['/oauth/introspect', introspectionEndpoint],
     ['/device', devicePage],
+    ['/account', accountPage],
+    ['/login/verify', secondFactorPage],
     [PASSKEY_LOGIN_PATH, passkeyLoginEndpoint],
   ]
   for (const [path, handler] of routes)
