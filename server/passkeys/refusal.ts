@@ -39,3 +39,7 @@ export class PasskeyRefused extends Error {
     this.name = 'PasskeyRefused'
   }
 }
+
+/** The message of a problem named in a page's notice (`passkey-refused-counter`), if it is one. */
+export const refusalMessage = (problem: string): string | null =>
+  Object.hasOwn(MESSAGES, problem) ? MESSAGES[problem as PasskeyProblem] : null

@@ -61,6 +61,7 @@ export async function startTestServer(
     | 'schema'
     | 'trustProxy'
     | 'metricsToken'
+    | 'host'
   > = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))

@@ -14,6 +14,8 @@ interface PasskeyOptions {
   user?: { id: string; name: string; displayName: string }
   allow?: string[]
   exclude?: string[]
+  /** COSE algorithms the server verifies, in order of preference (WebAuthn §5.8.5). */
+  algorithms?: number[]
 }
 
 const fromBase64url = (text: string): ArrayBuffer => {
@@ -53,11 +55,7 @@ async function ask(mode: string, options: PasskeyOptions): Promise<Credential | 
         challenge: fromBase64url(options.challenge),
         rp: { id: options.rpId, name: options.rpName ?? options.rpId },
         user: { id: fromBase64url(user.id), name: user.name, displayName: user.displayName },
-        // ES256, then RS256 (WebAuthn §5.8.5): the two the server verifies.
-        pubKeyCredParams: [
-          { type: 'public-key', alg: -7 },
-          { type: 'public-key', alg: -257 },
-        ],
+        pubKeyCredParams: (options.algorithms ?? []).map((alg) => ({ type: 'public-key', alg })),
         authenticatorSelection: {
           residentKey: 'required',
           requireResidentKey: true,
