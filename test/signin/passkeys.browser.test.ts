@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
 import type { Browser, Page } from 'playwright-core'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
+import { expectAccessible } from '../console/checks.ts'
 import { chromiumAvailable, startClientSite } from '../oauth/browser.ts'
 import { discover, orgWithUsers, PASSWORD, pkce, registerClient } from '../oauth/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
@@ -57,8 +58,10 @@ async function signInWithPassword(page: Page, email: string) {
 /** Signs in on /account with the password and adds a passkey named `name`; answers the recovery codes shown. */
 async function addPasskey(page: Page, email: string, name: string): Promise<string[]> {
   await page.goto(`${server.url}/account`)
+  await expectAccessible(page, 'the sign-in page with its passkey button')
   await signInWithPassword(page, email)
   await page.getByRole('heading', { name: 'Your account' }).waitFor()
+  await expectAccessible(page, 'the account page with its Passkeys section')
   await page.getByLabel('Passkey name').fill(name)
   await page.getByRole('button', { name: 'Add a passkey' }).click()
   const codes = page.getByRole('list', { name: 'Your recovery codes' })
@@ -88,6 +91,7 @@ describe.skipIf(!run)('passkeys in Chromium', () => {
       ])
 
       await page.getByRole('link', { name: 'Back to your account' }).click()
+      await expectAccessible(page, 'the account page listing a passkey')
       const section = page.getByRole('region', { name: 'Passkeys' })
       expect(await section.getByRole('list', { name: 'Your passkeys' }).textContent()).toContain(
         'Work laptop',
@@ -133,6 +137,7 @@ describe.skipIf(!run)('passkeys in Chromium', () => {
 
       await signInWithPassword(page, users.admin.email)
       await page.getByRole('heading', { name: 'Two-step verification' }).waitFor()
+      await expectAccessible(page, 'the second-factor page with Use a passkey')
       await page.getByRole('button', { name: 'Use a passkey' }).click()
       await page.getByRole('heading', { name: 'Your account' }).waitFor()
       expect((await eventsOf(users.admin.id, 'user.signed_in')).at(-1)).toMatchObject({
