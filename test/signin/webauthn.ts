@@ -55,7 +55,7 @@ export async function virtualAuthenticator(page: Page) {
 
 /** A passkey form of a page: its action, hidden fields and the options the script would hand the browser. */
 export function passkeyFormOf(page: string, mode: 'get' | 'create' = 'get') {
-  const unescape = (s: string) =>
+  const unescapeHtml = (s: string) =>
     s
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
@@ -68,10 +68,10 @@ export function passkeyFormOf(page: string, mode: 'get' | 'create' = 'get') {
   if (!match) throw new Error(`no passkey form on the page:\n${page}`)
   const fields: Record<string, string> = {}
   for (const input of match[3]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-    fields[input[1]!] = unescape(input[2]!)
+    fields[input[1]!] = unescapeHtml(input[2]!)
   return {
-    action: unescape(match[1]!),
-    options: JSON.parse(unescape(match[2]!)) as { challenge: string; rpId: string; allow?: string[] },
+    action: unescapeHtml(match[1]!),
+    options: JSON.parse(unescapeHtml(match[2]!)) as { challenge: string; rpId: string; allow?: string[] },
     fields,
   }
 }
