@@ -54,7 +54,7 @@ export async function virtualAuthenticator(page: Page) {
 }
 
 /** A passkey form of a page: its action, hidden fields and the options the script would hand the browser. */
-export function passkeyFormOf(page: string, mode: 'get' | 'create' = 'get') {
+function passkeyFormOf(page: string, mode: 'get' | 'create' = 'get') {
   const unescapeHtml = (s: string) =>
     s
       .replace(/&quot;/g, '"')
