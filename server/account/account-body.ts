@@ -3,7 +3,7 @@ import { accountForm } from './account-forms.ts'
 import { ACCOUNT_NOTICES } from './notices.ts'
 import type { AccountView } from './sections.ts'
 
-export interface PolicyState {
+interface PolicyState {
   /** The organization requires a second factor of this user. */
   required: boolean
   hasFactor: boolean
