@@ -19,7 +19,7 @@ export const launchChromium = (): Promise<Browser> =>
   })
 
 /** A credential the virtual authenticator holds, as the DevTools protocol shows it. */
-export interface VirtualCredential {
+interface VirtualCredential {
   credentialId: string
   isResidentCredential: boolean
   rpId: string
