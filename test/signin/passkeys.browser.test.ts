@@ -214,6 +214,23 @@ describe.skipIf(!run)('passkeys in Chromium', () => {
     }
   })
 
+  it('says so in an alert, and posts nothing, in a browser without WebAuthn', async () => {
+    const context = await browser.newContext()
+    try {
+      const page = await context.newPage()
+      // A browser that has never heard of WebAuthn: no PublicKeyCredential at all.
+      await page.addInitScript(() => Reflect.deleteProperty(window, 'PublicKeyCredential'))
+      await page.goto(`${server.url}/account`)
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+      const alert = page.getByRole('alert').filter({ hasText: 'does not support passkeys' })
+      await alert.waitFor()
+      expect(new URL(page.url()).pathname).toBe('/account')
+      expect(await page.getByRole('heading', { name: 'Sign in' }).count()).toBe(1)
+    } finally {
+      await context.close()
+    }
+  })
+
   it('explains, without JavaScript, that passkeys need it', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false })
     try {
