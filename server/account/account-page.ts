@@ -7,6 +7,7 @@ import { pageResponse, seeOther } from '../oauth/pages/layout.ts'
 import { csrfOk, csrfValue, loggedInUser, logoutCookie } from '../oauth/session.ts'
 import { isLocalPath } from '../oauth/sign-in.ts'
 import { passkeySection } from '../passkeys/account.ts'
+import { PASSKEY_SCRIPT_PATH } from '../passkeys/script.ts'
 import type { LoginUser } from '../store/types.ts'
 import { accountBody } from './account-body.ts'
 import { noticeKey } from './notices.ts'
@@ -60,6 +61,7 @@ async function show(ctx: OAuthContext, request: Request): Promise<Response> {
     title: 'Your account',
     body: accountBody(page, await policyState(ctx, user), sections),
     cookies: csrf.cookies,
+    scripts: [PASSKEY_SCRIPT_PATH],
   })
 }
 

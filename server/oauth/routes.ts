@@ -2,6 +2,9 @@ import type { AnyElysia } from 'elysia'
 import { accountPage } from '../account/account-page.ts'
 import { secondFactorPage } from '../account/verify-page.ts'
 import { mountIdp } from '../idp/routes.ts'
+import { PASSKEY_LOGIN_PATH } from '../passkeys/login-button.ts'
+import { passkeyLoginEndpoint } from '../passkeys/login-route.ts'
+import { PASSKEY_SCRIPT_PATH, passkeyScript } from '../passkeys/script.ts'
 import { authorizeEndpoint } from './authorize-endpoint.ts'
 import type { OAuthContext } from './context.ts'
 import { deviceAuthorizationEndpoint } from './device-authorization.ts'
@@ -22,9 +25,11 @@ export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
     ['/device', devicePage],
     ['/account', accountPage],
     ['/login/verify', secondFactorPage],
+    [PASSKEY_LOGIN_PATH, passkeyLoginEndpoint],
   ]
   for (const [path, handler] of routes)
     app.all(path, ({ request }) => handler(ctx, request), { parse: 'none' })
   mountIdp(app, ctx)
+  app.get(PASSKEY_SCRIPT_PATH, () => passkeyScript())
   app.get('/.well-known/oauth-authorization-server', () => metadataResponse(ctx.schema, ctx.issuer))
 }
