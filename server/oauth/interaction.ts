@@ -53,7 +53,7 @@ export interface InteractionTarget {
 const ACCOUNTS_TTL_S = 300
 
 /** Where a sign-in that began on this interaction's login page goes on once complete. */
-export const signInTarget = (target: InteractionTarget): SignInTarget => ({
+const signInTarget = (target: InteractionTarget): SignInTarget => ({
   next: target.continueUrl,
   orgId: target.orgId,
   ...(target.formTargets ? { formTargets: target.formTargets } : {}),
