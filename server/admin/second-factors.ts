@@ -27,7 +27,7 @@ export async function updateOrgPolicy(
 }
 
 /** What a reset removed: whether there was TOTP, how many passkeys and unused recovery codes. */
-export interface ResetOutcome {
+interface ResetOutcome {
   id: string
   email: string
   removed: { totp: boolean; passkeys: number; recoveryCodes: number }

@@ -2,12 +2,9 @@ import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 import { seeOther } from './pages/layout.ts'
 
-/**
- * Whether the user's organization requires a second factor of them (`all`, or `admins` and they
- * are an admin) and they have none yet (a confirmed authenticator app or a passkey; recovery
- * codes alone stand in for a lost factor, they are not one).
- */
-export async function mustEnrolSecondFactor(
+// A factor is a confirmed authenticator app or a passkey: recovery codes alone stand in for a
+// lost factor, they are not one.
+async function mustEnrolSecondFactor(
   ctx: Pick<OAuthContext, 'store'>,
   user: Pick<LoginUser, 'id' | 'orgId' | 'role'>,
 ): Promise<boolean> {

@@ -57,7 +57,7 @@ async function eventsOfType(type: string): Promise<Event[]> {
 
 describe('user.signed_in', () => {
   let requestId: string
-  let streamed: Promise<Event[]>
+  let streamed: Promise<{ type: string; resourceId: string }[]>
 
   beforeAll(async () => {
     // From the admin's own sign-in on: a subscription resumed after it misses nothing later.
