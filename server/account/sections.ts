@@ -12,16 +12,32 @@ export interface AccountSection {
   /** The `step` values of the forms this section renders (`totp-start`, `passkey-remove`, ...). */
   steps: readonly string[]
   render(ctx: OAuthContext, view: AccountView): Promise<Html>
-  /** Handles one of its steps for the signed-in `user`; answers the page (usually a 303 back to /account). */
+  /**
+   * Handles one of its steps for the signed-in `user`; answers the page (usually a 303 back to
+   * `accountUrl(view, notice)`; a 303 to `/account` gets the page's `next` added).
+   */
   handle(ctx: OAuthContext, request: Request, form: Map<string, string>, view: AccountView): Promise<Response>
 }
 
 export interface AccountView {
   user: LoginUser
-  /** The account page's forms: action `/account`, the CSRF value, `request` the signed `next` (or empty). */
+  /** The account page's forms: action `/account` (with `?next=`), the CSRF value, `request` empty. */
   form: FormContext
   /** Where to go on once a factor is enrolled (a sign-in that had to enrol first), if any. */
   next: string | null
-  /** A one-time message for the page (after a change), from the query. */
+  /**
+   * The one-time `notice` of the query after a change: a key (`totp-enrolled`, `totp-code-wrong`),
+   * never free text, so no link can make the page say something of its choosing. The page shows
+   * the messages of server/account/notices.ts; a section shows its own errors by its field.
+   */
   notice: string | null
+}
+
+/** `/account`, keeping the page's `next`, with an optional notice key. */
+export function accountUrl(view: Pick<AccountView, 'next'>, notice?: string): string {
+  const params = new URLSearchParams()
+  if (view.next) params.set('next', view.next)
+  if (notice) params.set('notice', notice)
+  const query = params.toString()
+  return query ? `/account?${query}` : '/account'
 }

@@ -12,6 +12,8 @@ export function readCookie(request: Request, name: string): string | null {
 export interface CookieNames {
   login: string
   csrf: string
+  /** A sign-in that waits for its second factor (server/oauth/pending-sign-in.ts). */
+  pending: string
   secure: boolean
 }
 
@@ -22,7 +24,12 @@ export interface CookieNames {
 export function cookieNames(baseUrl: string): CookieNames {
   const secure = baseUrl.startsWith('https:')
   const prefix = secure ? '__Host-' : ''
-  return { login: `${prefix}oauth_login`, csrf: `${prefix}oauth_csrf`, secure }
+  return {
+    login: `${prefix}oauth_login`,
+    csrf: `${prefix}oauth_csrf`,
+    pending: `${prefix}oauth_pending`,
+    secure,
+  }
 }
 
 /**

@@ -67,6 +67,8 @@ export interface OAuthLimits {
   userCodePerAddress: FailureThrottle
   /** Failed client-secret authentications per client id (known or not): 10 in 15 minutes. */
   clientSecretPerClient: FailureThrottle
+  /** Wrong second factors (TOTP or recovery codes) per user: 5 in 15 minutes. */
+  secondFactorPerUser: FailureThrottle
 }
 
 /** The throttles, in memory or (`serve --redis`) in Redis, shared by every replica. */
@@ -87,5 +89,6 @@ export function oauthLimits(clock: () => number, redis?: RedisConnection): OAuth
     loginPerAddress: window('login-address', 20),
     userCodePerAddress: window('user-code-address', 10),
     clientSecretPerClient: window('client-secret', 10),
+    secondFactorPerUser: window('second-factor-user', 5),
   }
 }

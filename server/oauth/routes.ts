@@ -1,4 +1,6 @@
 import type { AnyElysia } from 'elysia'
+import { accountPage } from '../account/account-page.ts'
+import { secondFactorPage } from '../account/verify-page.ts'
 import { authorizeEndpoint } from './authorize-endpoint.ts'
 import type { OAuthContext } from './context.ts'
 import { deviceAuthorizationEndpoint } from './device-authorization.ts'
@@ -17,6 +19,8 @@ export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
     ['/oauth/revoke', revocationEndpoint],
     ['/oauth/introspect', introspectionEndpoint],
     ['/device', devicePage],
+    ['/account', accountPage],
+    ['/login/verify', secondFactorPage],
   ]
   for (const [path, handler] of routes)
     app.all(path, ({ request }) => handler(ctx, request), { parse: 'none' })

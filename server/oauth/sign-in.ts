@@ -5,12 +5,16 @@ import { isoNow } from '../../shared/time.ts'
 import { currentRequestId } from '../ops/logger.ts'
 import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
+import { readCookie, setCookie } from './cookies.ts'
 import { INTERACTION_TTL_S } from './lifetimes.ts'
 import { seeOther } from './pages/layout.ts'
 import { loginCookie } from './session.ts'
 
 /** How a user proved who they are first: a password, an outside provider (`idp:corp`), or a passkey. */
 export type FirstFactor = 'password' | `idp:${string}` | 'passkey'
+
+/** The second factor that completed a sign-in, or null when none was asked. */
+export type SecondFactor = 'totp' | 'recovery_code' | 'passkey' | null
 
 /** Where a sign-in goes on once it is complete, carried (signed) through every step of it. */
 export interface SignInTarget {
@@ -25,7 +29,9 @@ export interface SignInTarget {
 /**
  * The end of a first factor (password, outside provider, passkey): every way of signing in ends
  * here, so the second-factor step, the policies and the `user.signed_in` event hold for all of
- * them. Sets the login cookie and continues to `target.next`.
+ * them. A user with a second factor (a confirmed authenticator app or a passkey) is not signed in
+ * yet: a pending cookie carries the user, the first factor and the target to `/login/verify`.
+ * A passkey proves two factors itself (something held, and the PIN or biometric that unlocked it).
  */
 export async function completeSignIn(
   ctx: OAuthContext,
@@ -34,8 +40,27 @@ export async function completeSignIn(
   method: FirstFactor,
   target: SignInTarget,
 ): Promise<Response> {
-  await appendUserEvent(ctx, user, 'signed_in', { method })
-  return seeOther(target.next, [loginCookie(ctx, user.id)])
+  if (method !== 'passkey') {
+    const factors = await ctx.store.signIn.factorsOf(user.id)
+    if (factors.totp || factors.passkeys > 0)
+      return seeOther('/login/verify', [pendingCookie(ctx, { userId: user.id, method, target })])
+  }
+  return finishSignIn(ctx, user, method, null, target)
+}
+
+/**
+ * Signs the user in (the login cookie; the pending cookie cleared), appends `user.signed_in`
+ * with both factors, and continues to `target.next`.
+ */
+export async function finishSignIn(
+  ctx: OAuthContext,
+  user: LoginUser,
+  method: FirstFactor,
+  secondFactor: SecondFactor,
+  target: SignInTarget,
+): Promise<Response> {
+  await appendUserEvent(ctx, user, 'signed_in', { method, secondFactor })
+  return seeOther(target.next, [loginCookie(ctx, user.id), clearPendingCookie(ctx)])
 }
 
 /**
@@ -74,7 +99,10 @@ export function signSignInTarget(ctx: OAuthContext, target: SignInTarget): strin
 
 /** The target of `signSignInTarget`, or null when the signature, expiry or shape is wrong. */
 export function readSignInTarget(ctx: OAuthContext, value: string | null | undefined): SignInTarget | null {
-  const data = ctx.signer.verify('sign-in', value)
+  return parseTarget(ctx.signer.verify('sign-in', value))
+}
+
+function parseTarget(data: unknown): SignInTarget | null {
   if (typeof data !== 'object' || data === null) return null
   const { next, orgId, formTargets } = data as Record<string, unknown>
   if (typeof next !== 'string' || !isLocalPath(next)) return null
@@ -89,3 +117,39 @@ export function readSignInTarget(ctx: OAuthContext, value: string | null | undef
 
 /** A path on this server: one leading slash, not `//host` nor `/\host` (which browsers read as another host). */
 export const isLocalPath = (value: string): boolean => /^\/(?![/\\])/.test(value)
+
+/** A first factor waits this long for its second (the pending cookie's lifetime). */
+const PENDING_SIGN_IN_TTL_S = 300
+
+/** A sign-in whose first factor passed and whose second factor is still to come. */
+export interface PendingSignIn {
+  userId: string
+  method: FirstFactor
+  target: SignInTarget
+}
+
+/**
+ * The pending cookie: signed, HttpOnly, SameSite=Lax, for five minutes. It is not the login
+ * cookie: no page that needs a signed-in user reads it, only `/login/verify`.
+ */
+function pendingCookie(ctx: OAuthContext, pending: PendingSignIn): string {
+  const value = ctx.signer.sign(
+    'pending-sign-in',
+    { uid: pending.userId, method: pending.method, target: pending.target },
+    PENDING_SIGN_IN_TTL_S,
+  )
+  return setCookie(ctx.cookies, ctx.cookies.pending, value, PENDING_SIGN_IN_TTL_S)
+}
+
+const clearPendingCookie = (ctx: OAuthContext): string => setCookie(ctx.cookies, ctx.cookies.pending, '', 0)
+
+/** The request's pending sign-in, or null when its cookie is missing, forged, expired or malformed. */
+export function readPendingSignIn(ctx: OAuthContext, request: Request): PendingSignIn | null {
+  const data = ctx.signer.verify('pending-sign-in', readCookie(request, ctx.cookies.pending))
+  if (typeof data !== 'object' || data === null) return null
+  const { uid, method, target } = data as Record<string, unknown>
+  const parsed = parseTarget(target)
+  if (typeof uid !== 'string' || typeof method !== 'string' || !parsed) return null
+  if (method !== 'password' && method !== 'passkey' && !method.startsWith('idp:')) return null
+  return { userId: uid, method: method as FirstFactor, target: parsed }
+}

@@ -1,0 +1,42 @@
+import type { OAuthContext } from '../oauth/context.ts'
+import { OAuthError } from '../oauth/errors.ts'
+import { failurePage, messagePage } from '../oauth/interaction.ts'
+
+type Handler = (ctx: OAuthContext, request: Request) => Promise<Response>
+
+/** A page answering GET (and HEAD) and POST, with the error pages every OAuth page shows. */
+export function pageHandler(show: Handler, submit: Handler): Handler {
+  return async (ctx, request) => {
+    try {
+      if (request.method === 'GET' || request.method === 'HEAD') return await show(ctx, request)
+      if (request.method === 'POST') return await submit(ctx, request)
+      const response = messagePage(405, 'Method not allowed', 'This page answers GET and POST only.')
+      response.headers.set('Allow', 'GET, HEAD, POST')
+      return response
+    } catch (error) {
+      if (error instanceof OAuthError)
+        return messagePage(400, 'This request cannot be completed', error.description)
+      return failurePage(ctx, error)
+    }
+  }
+}
+
+/** The page for a form whose CSRF check failed (another site's, or too old). */
+export const forbiddenForm = () =>
+  messagePage(
+    403,
+    'This form cannot be accepted',
+    'The form did not come from this site, or it is too old. Reload the page and try again.',
+    'Cookies must be enabled for this site.',
+  )
+
+/** 429 with Retry-After, for a throttled form. */
+export function tooManyAttempts(retryAfter: number, what: string): Response {
+  const response = messagePage(
+    429,
+    'Too many attempts',
+    `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+  )
+  response.headers.set('Retry-After', String(retryAfter))
+  return response
+}
