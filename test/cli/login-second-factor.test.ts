@@ -1,0 +1,132 @@
+/**
+ * `api login --web` through the second factor (docs/oauth.md, "Signing in"): the CLI knows nothing
+ * of it, the pages do. A person with an authenticator app answers the verification page; a person
+ * whose organization requires a factor they lack is led to /account, enrols, and `Continue` brings
+ * them back to consent. In a real headless Chromium, against the real server's pages.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { decodeBase32IgnorePadding } from '@oslojs/encoding'
+import type { Browser, Page } from 'playwright-core'
+import { createUser } from '../../server/admin/users.ts'
+import { runOk } from '../admin/run.ts'
+import { PASSWORD } from '../oauth/support.ts'
+import { enrolTotp, totpCode } from '../signin/support.ts'
+import { startTestServer } from '../support/server.ts'
+import { chromiumAvailable, launchBrowser } from './browser.ts'
+import type { Env } from './fixtures.ts'
+import { removeTempDirs, runCli, secret, tempDir } from './harness.ts'
+
+const server = await startTestServer()
+secret(PASSWORD)
+let browser: Browser
+
+beforeAll(async () => {
+  if (chromiumAvailable) browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await server.stop()
+  removeTempDirs()
+})
+
+/** A new organization with one user of `role`; answers the organization's and the user's ids. */
+async function person(role: 'admin' | 'member') {
+  const { orgId } = await server.tenant()
+  const email = `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`
+  const { id } = await createUser(server.store, { org: orgId, email, name: 'Ada', role, password: PASSWORD })
+  return { orgId, id, email }
+}
+
+const never = new Promise<void>(() => {})
+const printedUrl = (stderr: string) =>
+  /Open this address in a browser to log in:\n\n {2}(\S+)\n/.exec(stderr)?.[1]
+
+/** Runs `api login --web` in-process; `act` plays the person on a fresh page at the printed URL. */
+async function webLogin(act: (page: Page) => Promise<void>) {
+  const env: Env = { API_URL: server.url, XDG_CONFIG_HOME: tempDir() }
+  let acting: Promise<void> | undefined
+  const run = await runCli(['login', '--web'], {
+    env,
+    tty: false,
+    openBrowser: async () => false,
+    sleep: async (ms, sofar) => {
+      expect(ms).toBe(5 * 60_000)
+      acting = (async () => {
+        const context = await browser.newContext()
+        try {
+          const page = await context.newPage()
+          await page.goto(printedUrl(sofar.stderr)!)
+          await act(page)
+        } finally {
+          await context.close()
+        }
+      })()
+      return never
+    },
+  })
+  await acting
+  return { ...run, env }
+}
+
+async function signIn(page: Page, email: string) {
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+async function allow(page: Page) {
+  await page.getByRole('button', { name: 'Allow' }).click()
+  await page.getByText('You are logged in').waitFor()
+}
+
+async function whoami(env: Env) {
+  const run = await runCli(['whoami'], { env })
+  return JSON.parse(run.stdout) as { subject: string }
+}
+
+describe.skipIf(!chromiumAvailable)('api login --web with a second factor', () => {
+  it('asks a person with an authenticator app for a code after the password, then consent', async () => {
+    const ada = await person('member')
+    const { key } = await enrolTotp(server.url, ada.email)
+    let heading = ''
+    const run = await webLogin(async (page) => {
+      await signIn(page, ada.email)
+      heading = (await page.getByRole('heading', { level: 1 }).textContent()) ?? ''
+      // The step after the one enrolment used: a code is accepted once in its window.
+      await page.getByLabel('Authentication code').fill(totpCode(key, 1))
+      await page.getByRole('button', { name: 'Verify' }).click()
+      await allow(page)
+    })
+    expect(heading).toBe('Two-step verification')
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain(`Logged in to ${server.url}`)
+    expect((await whoami(run.env)).subject).toBe(ada.id)
+  }, 60_000)
+
+  it('leads an admin whose organization requires a factor to /account first; Continue brings consent', async () => {
+    const ada = await person('admin')
+    await runOk(['org', 'update', ada.orgId, '--require-2fa', 'admins'], server.dbPath)
+    const seen: string[] = []
+    const run = await webLogin(async (page) => {
+      await signIn(page, ada.email)
+      await page.getByRole('heading', { name: 'Your account' }).waitFor()
+      seen.push(new URL(page.url()).pathname)
+      seen.push((await page.getByRole('alert').textContent()) ?? '')
+      expect(await page.getByRole('link', { name: 'Continue' }).count()).toBe(0)
+      await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
+      const shown = (await page.locator('#totp-key').textContent())!.replaceAll(' ', '')
+      await page.getByLabel('Code from the app').fill(totpCode(decodeBase32IgnorePadding(shown)))
+      await page.getByRole('button', { name: 'Confirm' }).click()
+      await page.getByRole('list', { name: 'Your recovery codes' }).waitFor()
+      await page.getByRole('link', { name: 'Back to your account' }).click()
+      await page.getByRole('link', { name: 'Continue' }).click()
+      seen.push(new URL(page.url()).pathname)
+      await allow(page)
+    })
+    expect(seen[0]).toBe('/account')
+    expect(seen[1]).toContain('Your organization requires a second factor')
+    expect(seen[2]).toBe('/oauth/authorize')
+    expect(run.code).toBe(0)
+    expect((await whoami(run.env)).subject).toBe(ada.id)
+  }, 60_000)
+})
