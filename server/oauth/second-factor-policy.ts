@@ -2,16 +2,20 @@ import type { LoginUser } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
 import { seeOther } from './pages/layout.ts'
 
-// A factor is a confirmed authenticator app or a passkey: recovery codes alone stand in for a
-// lost factor, they are not one.
-async function mustEnrolSecondFactor(
+/**
+ * Whether the user's organization requires a second factor of them (`all`, or `admins` and they
+ * are an admin), and whether they have one: a confirmed authenticator app or a passkey (recovery
+ * codes alone stand in for a lost factor, they are not one). The account page shows its alert from it.
+ */
+export async function secondFactorPolicy(
   ctx: Pick<OAuthContext, 'store'>,
   user: Pick<LoginUser, 'id' | 'orgId' | 'role'>,
-): Promise<boolean> {
+): Promise<{ required: boolean; hasFactor: boolean }> {
   const policy = await ctx.store.signIn.policyOf(user.orgId)
-  if (policy === 'none' || (policy === 'admins' && user.role !== 'admin')) return false
+  const required = policy === 'all' || (policy === 'admins' && user.role === 'admin')
+  if (!required) return { required, hasFactor: false }
   const factors = await ctx.store.signIn.factorsOf(user.id)
-  return !factors.totp && factors.passkeys === 0
+  return { required, hasFactor: factors.totp || factors.passkeys > 0 }
 }
 
 /**
@@ -24,6 +28,7 @@ export async function enrolFirst(
   user: Pick<LoginUser, 'id' | 'orgId' | 'role'>,
   continueUrl: string,
 ): Promise<Response | null> {
-  if (!(await mustEnrolSecondFactor(ctx, user))) return null
+  const { required, hasFactor } = await secondFactorPolicy(ctx, user)
+  if (!required || hasFactor) return null
   return seeOther(`/account?next=${encodeURIComponent(continueUrl)}`)
 }
