@@ -27,3 +27,6 @@ export const hmacSha256 = (key: Uint8Array, data: string): Uint8Array =>
 /** Whether two byte strings are equal, in a time that does not depend on where they differ. */
 export const constantTimeEqual = (a: Uint8Array, b: Uint8Array): boolean =>
   a.byteLength === b.byteLength && timingSafeEqual(a, b)
+
+/** SHA-256 of bytes (a WebAuthn challenge, client data, a relying party id's hash). */
+export const sha256Bytes = (data: Uint8Array): Uint8Array => createHash('sha256').update(data).digest()

@@ -3,6 +3,7 @@ import { readForm } from '../oauth/form.ts'
 import { pageResponse, seeOther } from '../oauth/pages/layout.ts'
 import { csrfOk, csrfValue, loggedInUser } from '../oauth/session.ts'
 import { finishSignIn, type PendingSignIn, readPendingSignIn, type SecondFactor } from '../oauth/sign-in.ts'
+import { PASSKEY_SCRIPT_PATH } from '../passkeys/script.ts'
 import { passkeyVerifyOption, verifyPasskeyAsSecondFactor } from '../passkeys/verify-option.ts'
 import type { LoginUser } from '../store/types.ts'
 import { forbiddenForm, pageHandler, tooManyAttempts } from './page-handler.ts'
@@ -18,14 +19,13 @@ async function verifyPage(
   error?: VerifyView['error'],
 ): Promise<Response> {
   const csrf = csrfValue(ctx, request)
+  const passkeyOption = await passkeyVerifyOption(ctx, user, csrf.value)
   return pageResponse({
     title: 'Two-step verification',
     status: error ? 401 : 200,
-    body: verifyBody({
-      csrf: csrf.value,
-      error,
-      passkeyOption: await passkeyVerifyOption(ctx, user, csrf.value),
-    }),
+    body: verifyBody({ csrf: csrf.value, error, passkeyOption }),
+    // The passkey script only for a user with a passkey: every other page runs none.
+    scripts: passkeyOption.value ? [PASSKEY_SCRIPT_PATH] : [],
     // The last redirect may go on to the client (an error answer), as after the login form.
     formTargets: pending.target.formTargets,
     cookies: csrf.cookies,

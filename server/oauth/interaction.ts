@@ -1,6 +1,7 @@
 import { clientAddress } from '../http/client-address.ts'
 import { providerLinks } from '../idp/login-links.ts'
 import { passkeyButton } from '../passkeys/login-button.ts'
+import { PASSKEY_SCRIPT_PATH } from '../passkeys/script.ts'
 import type { OAuthContext } from './context.ts'
 import { unavailableOAuthError } from './errors.ts'
 import { checkLogin } from './login.ts'
@@ -82,12 +83,12 @@ export function messagePage(status: number, title: string, message: string, deta
   return pageResponse({ status, title, body: messageBody(title, message, detail) })
 }
 
-export function loginPage(
+export async function loginPage(
   ctx: OAuthContext,
   request: Request,
   target: InteractionTarget,
   options: { email?: string; error?: string; status?: number } = {},
-): Response {
+): Promise<Response> {
   const csrf = csrfValue(ctx, request)
   const form = { action: target.action, request: target.request, csrf: csrf.value }
   return pageResponse({
@@ -98,10 +99,11 @@ export function loginPage(
       target.purpose,
       options.email,
       options.error,
-      html`${providerLinks(ctx, signInTarget(target))}${passkeyButton(ctx, signInTarget(target))}`,
+      html`${providerLinks(ctx, signInTarget(target))}${await passkeyButton(ctx, signInTarget(target), csrf.value)}`,
     ),
     formTargets: target.formTargets,
     cookies: csrf.cookies,
+    scripts: [PASSKEY_SCRIPT_PATH],
   })
 }
 

@@ -1,6 +1,9 @@
 import type { AnyElysia } from 'elysia'
 import { accountPage } from '../account/account-page.ts'
 import { secondFactorPage } from '../account/verify-page.ts'
+import { PASSKEY_LOGIN_PATH } from '../passkeys/login-button.ts'
+import { passkeyLoginEndpoint } from '../passkeys/login-route.ts'
+import { PASSKEY_SCRIPT_PATH, passkeyScript } from '../passkeys/script.ts'
 import { authorizeEndpoint } from './authorize-endpoint.ts'
 import type { OAuthContext } from './context.ts'
 import { deviceAuthorizationEndpoint } from './device-authorization.ts'
@@ -21,8 +24,10 @@ export function mountOAuth(app: AnyElysia, ctx: OAuthContext): void {
     ['/device', devicePage],
     ['/account', accountPage],
     ['/login/verify', secondFactorPage],
+    [PASSKEY_LOGIN_PATH, passkeyLoginEndpoint],
   ]
   for (const [path, handler] of routes)
     app.all(path, ({ request }) => handler(ctx, request), { parse: 'none' })
+  app.get(PASSKEY_SCRIPT_PATH, () => passkeyScript())
   app.get('/.well-known/oauth-authorization-server', () => metadataResponse(ctx.schema, ctx.issuer))
 }

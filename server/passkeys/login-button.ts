@@ -1,8 +1,25 @@
 import type { OAuthContext } from '../oauth/context.ts'
-import { type Html, html } from '../oauth/pages/html.ts'
-import type { SignInTarget } from '../oauth/sign-in.ts'
+import type { Html } from '../oauth/pages/html.ts'
+import { type SignInTarget, signSignInTarget } from '../oauth/sign-in.ts'
+import { passkeyForm } from './passkey-form.ts'
+import { issueChallenge, relyingParty } from './relying-party.ts'
 
-/** The login page's "Sign in with a passkey" button (a passkey signs in without a password). */
-export function passkeyButton(_ctx: OAuthContext, _target: SignInTarget): Html {
-  return html``
+/** Where the login page's passkey form posts (server/passkeys/login-route.ts). */
+export const PASSKEY_LOGIN_PATH = '/login/passkey'
+
+/**
+ * The login page's "Sign in with a passkey" button (a passkey signs in without a password): a
+ * discoverable credential, so no list of credentials is sent and the authenticator offers its
+ * passkeys for this site; user verification required. Each page gets its own challenge.
+ */
+export async function passkeyButton(ctx: OAuthContext, target: SignInTarget, csrf: string): Promise<Html> {
+  const challenge = await issueChallenge(ctx, 'sign-in', null)
+  return passkeyForm({
+    id: 'passkey-login',
+    action: PASSKEY_LOGIN_PATH,
+    mode: 'get',
+    options: { challenge, rpId: relyingParty(ctx.issuer).id },
+    fields: { csrf, target: signSignInTarget(ctx, target) },
+    button: 'Sign in with a passkey',
+  })
 }

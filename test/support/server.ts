@@ -61,7 +61,7 @@ export async function startTestServer(
     | 'schema'
     | 'trustProxy'
     | 'metricsToken'
-  > = {},
+  > & { host?: string } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'api-test-'))
   const location = onPostgres ? await postgresDatabase() : join(dir, 'api.db')

@@ -30,6 +30,8 @@ interface PageOptions {
   formTargets?: string[]
   cookies?: string[]
   headers?: Record<string, string>
+  /** Scripts of this origin the page loads (the passkey script); their page's CSP gets `script-src 'self'`. */
+  scripts?: string[]
 }
 
 /**
@@ -47,8 +49,9 @@ function pageHeaders(): Headers {
 }
 
 /**
- * An HTML page. CSP: nothing loads but the inline style (and the empty icon, a `data:` URI, so
- * the browser does not ask for /favicon.ico); forms post to this origin, and may be
+ * An HTML page. CSP: nothing loads but the inline style, the empty icon (a `data:` URI, so the
+ * browser does not ask for /favicon.ico) and the scripts of this origin a page names (the
+ * passkey script; other pages run none); forms post to this origin, and may be
  * redirected on to the client's redirect URI (Chromium applies `form-action` to the redirects
  * that follow a form submission, so that origin is listed on the consent page).
  */
@@ -56,9 +59,12 @@ export function pageResponse(options: PageOptions): Response {
   const headers = pageHeaders()
   headers.set('Content-Type', 'text/html; charset=utf-8')
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ')
+  const scripts = options.scripts ?? []
+  // Only a page that loads a script may run one, and only files of this origin: never inline.
+  const scriptSource = scripts.length > 0 ? ` script-src 'self';` : ''
   headers.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src ${CSS_HASH}; img-src data:; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
+    `default-src 'none';${scriptSource} style-src ${CSS_HASH}; img-src data:; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
   )
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
   for (const cookie of options.cookies ?? []) headers.append('Set-Cookie', cookie)
@@ -71,6 +77,7 @@ export function pageResponse(options: PageOptions): Response {
 <title>${options.title} · api-service</title>
 <link rel="icon" href="data:,">
 <style>${new Html(CSS)}</style>
+${scripts.map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
 <main>
