@@ -1,8 +1,10 @@
 /**
  * `api login --web` through the second factor (docs/oauth.md, "Signing in"): the CLI knows nothing
- * of it, the pages do. A person with an authenticator app answers the verification page; a person
- * whose organization requires a factor they lack is led to /account, enrols, and `Continue` brings
- * them back to consent. In a real headless Chromium, against the real server's pages.
+ * of it, the pages do. A person with an authenticator app answers the verification page; one with a
+ * passkey signs in with it alone; a person whose organization requires a factor they lack is led
+ * to /account, enrols, and `Continue` brings them back to consent. In a real headless Chromium
+ * (with a virtual authenticator for the passkey), against the real server's pages on
+ * http://localhost, a secure context as WebAuthn requires.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { decodeBase32IgnorePadding } from '@oslojs/encoding'
@@ -11,12 +13,13 @@ import { createUser } from '../../server/admin/users.ts'
 import { runOk } from '../admin/run.ts'
 import { PASSWORD } from '../oauth/support.ts'
 import { enrolTotp, totpCode } from '../signin/support.ts'
+import { virtualAuthenticator } from '../signin/webauthn.ts'
 import { startTestServer } from '../support/server.ts'
 import { chromiumAvailable, launchBrowser } from './browser.ts'
 import type { Env } from './fixtures.ts'
 import { removeTempDirs, runCli, secret, tempDir } from './harness.ts'
 
-const server = await startTestServer()
+const server = await startTestServer({ host: 'localhost' })
 secret(PASSWORD)
 let browser: Browser
 
@@ -41,8 +44,11 @@ const never = new Promise<void>(() => {})
 const printedUrl = (stderr: string) =>
   /Open this address in a browser to log in:\n\n {2}(\S+)\n/.exec(stderr)?.[1]
 
-/** Runs `api login --web` in-process; `act` plays the person on a fresh page at the printed URL. */
-async function webLogin(act: (page: Page) => Promise<void>) {
+/**
+ * Runs `api login --web` in-process; `act` plays the person at the printed URL, on `on` (a page
+ * that holds a passkey) or a fresh one.
+ */
+async function webLogin(act: (page: Page) => Promise<void>, on?: Page) {
   const env: Env = { API_URL: server.url, XDG_CONFIG_HOME: tempDir() }
   let acting: Promise<void> | undefined
   const run = await runCli(['login', '--web'], {
@@ -52,13 +58,13 @@ async function webLogin(act: (page: Page) => Promise<void>) {
     sleep: async (ms, sofar) => {
       expect(ms).toBe(5 * 60_000)
       acting = (async () => {
-        const context = await browser.newContext()
+        const context = on ? undefined : await browser.newContext()
         try {
-          const page = await context.newPage()
+          const page = on ?? (await context!.newPage())
           await page.goto(printedUrl(sofar.stderr)!)
           await act(page)
         } finally {
-          await context.close()
+          await context?.close()
         }
       })()
       return never
@@ -71,7 +77,7 @@ async function webLogin(act: (page: Page) => Promise<void>) {
 async function signIn(page: Page, email: string) {
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
 
 async function allow(page: Page) {
@@ -101,6 +107,36 @@ describe.skipIf(!chromiumAvailable)('api login --web with a second factor', () =
     expect(run.code).toBe(0)
     expect(run.stderr).toContain(`Logged in to ${server.url}`)
     expect((await whoami(run.env)).subject).toBe(ada.id)
+  }, 60_000)
+
+  it('lets a person with a passkey sign in with it alone, no password, then consent', async () => {
+    const ada = await person('member')
+    const context = await browser.newContext()
+    try {
+      const page = await context.newPage()
+      const authenticator = await virtualAuthenticator(page)
+      await page.goto(`${server.url}/account`)
+      await signIn(page, ada.email)
+      await page.getByLabel('Passkey name').fill('Laptop')
+      await page.getByRole('button', { name: 'Add a passkey' }).click()
+      await page.getByRole('list', { name: 'Your recovery codes' }).waitFor()
+      expect(await authenticator.credentials()).toHaveLength(1)
+      await page.getByRole('link', { name: 'Back to your account' }).click()
+      await page.getByRole('button', { name: 'Sign out' }).click()
+
+      let passwordAsked = true
+      const run = await webLogin(async (at) => {
+        await at.getByRole('button', { name: 'Sign in with a passkey' }).click()
+        await at.getByRole('heading', { name: 'Allow access?' }).waitFor()
+        passwordAsked = (await at.getByLabel('Password').count()) > 0
+        await allow(at)
+      }, page)
+      expect(passwordAsked).toBe(false)
+      expect(run.code).toBe(0)
+      expect((await whoami(run.env)).subject).toBe(ada.id)
+    } finally {
+      await context.close()
+    }
   }, 60_000)
 
   it('leads an admin whose organization requires a factor to /account first; Continue brings consent', async () => {
