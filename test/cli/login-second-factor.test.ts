@@ -1,5 +1,5 @@
 /**
- * `api login --web` through the second factor (docs/oauth.md, "Signing in"): the CLI knows nothing
+ * `api login --web` (and `api login`, the device flow) through the second factor (docs/oauth.md, "Signing in"): the CLI knows nothing
  * of it, the pages do. A person with an authenticator app answers the verification page; one with a
  * passkey signs in with it alone; a person whose organization requires a factor they lack is led
  * to /account, enrols, and `Continue` brings them back to consent. In a real headless Chromium
@@ -85,6 +85,17 @@ async function allow(page: Page) {
   await page.getByText('You are logged in').waitFor()
 }
 
+/** Enrols the authenticator app on the account page the person was led to, and continues. */
+async function enrolAndContinue(page: Page) {
+  await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
+  const shown = (await page.locator('#totp-key').textContent())!.replaceAll(' ', '')
+  await page.getByLabel('Code from the app').fill(totpCode(decodeBase32IgnorePadding(shown)))
+  await page.getByRole('button', { name: 'Confirm' }).click()
+  await page.getByRole('list', { name: 'Your recovery codes' }).waitFor()
+  await page.getByRole('link', { name: 'Back to your account' }).click()
+  await page.getByRole('link', { name: 'Continue' }).click()
+}
+
 async function whoami(env: Env) {
   const run = await runCli(['whoami'], { env })
   return JSON.parse(run.stdout) as { subject: string }
@@ -149,13 +160,7 @@ describe.skipIf(!chromiumAvailable)('api login --web with a second factor', () =
       seen.push(new URL(page.url()).pathname)
       seen.push((await page.getByRole('alert').textContent()) ?? '')
       expect(await page.getByRole('link', { name: 'Continue' }).count()).toBe(0)
-      await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
-      const shown = (await page.locator('#totp-key').textContent())!.replaceAll(' ', '')
-      await page.getByLabel('Code from the app').fill(totpCode(decodeBase32IgnorePadding(shown)))
-      await page.getByRole('button', { name: 'Confirm' }).click()
-      await page.getByRole('list', { name: 'Your recovery codes' }).waitFor()
-      await page.getByRole('link', { name: 'Back to your account' }).click()
-      await page.getByRole('link', { name: 'Continue' }).click()
+      await enrolAndContinue(page)
       seen.push(new URL(page.url()).pathname)
       await allow(page)
     })
@@ -164,5 +169,56 @@ describe.skipIf(!chromiumAvailable)('api login --web with a second factor', () =
     expect(seen[2]).toBe('/oauth/authorize')
     expect(run.code).toBe(0)
     expect((await whoami(run.env)).subject).toBe(ada.id)
+  }, 60_000)
+
+  it('leads the same way through the device flow: api login waits until the person enrolled and allowed', async () => {
+    const ada = await person('member')
+    await runOk(['org', 'update', ada.orgId, '--require-2fa', 'all'], server.dbPath)
+    const seen: string[] = []
+    const polls: string[] = []
+    const env: Env = { API_URL: server.url, XDG_CONFIG_HOME: tempDir() }
+    const run = await runCli(['login'], {
+      env,
+      tty: true,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init)
+        if (new URL(String(input)).pathname === '/oauth/token')
+          polls.push(response.ok ? 'tokens' : ((await response.clone().json()) as { error: string }).error)
+        return response
+      },
+      // verification_uri_complete, opened on a terminal: the person confirms the code, signs in,
+      // is led to /account, enrols, continues to the consent page and allows.
+      openBrowser: async (url) => {
+        const context = await browser.newContext()
+        try {
+          const page = await context.newPage()
+          await page.goto(url)
+          await page.getByRole('button', { name: 'Continue' }).click()
+          await signIn(page, ada.email)
+          await page.getByRole('heading', { name: 'Your account' }).waitFor()
+          seen.push((await page.getByRole('alert').textContent()) ?? '')
+          await enrolAndContinue(page)
+          await page.getByRole('heading', { name: 'Allow access?' }).waitFor()
+          seen.push(new URL(page.url()).pathname)
+          await page.getByRole('button', { name: 'Allow' }).click()
+          await page.getByText('Device connected').waitFor()
+          return true
+        } finally {
+          await context.close()
+        }
+      },
+      // Each wait passes on the server as asked, so the next poll is not too early.
+      sleep: async (ms) => {
+        await server.sql.run(
+          'UPDATE oauth_device_codes SET last_polled_at = ? WHERE last_polled_at IS NOT NULL',
+          new Date(Date.now() - ms).toISOString(),
+        )
+      },
+    })
+    expect(seen[0]).toContain('Your organization requires a second factor')
+    expect(seen[1]).toBe('/device')
+    expect(polls.at(-1)).toBe('tokens')
+    expect(run.code).toBe(0)
+    expect((await whoami(env)).subject).toBe(ada.id)
   }, 60_000)
 })
