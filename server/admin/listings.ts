@@ -1,4 +1,3 @@
-import type { UserFactors } from '../store/sql/sign-in.ts'
 import type { Tx } from '../store/store.ts'
 import type { ListedClient } from '../store/types.ts'
 import { formatTable, shortTime } from './table.ts'
@@ -63,7 +62,7 @@ export async function listUsers(store: Tx, orgRef: string): Promise<Listing> {
 }
 
 /** A user's second factors in a table cell: `totp`, `2 passkeys`, both, or `none`. */
-function secondFactorCell(factors: UserFactors): string {
+function secondFactorCell(factors: Awaited<ReturnType<Tx['signIn']['factorsOf']>>): string {
   const kinds = [
     ...(factors.totp ? ['totp'] : []),
     ...(factors.passkeys > 0 ? [`${factors.passkeys} passkey${factors.passkeys === 1 ? '' : 's'}`] : []),

@@ -1,8 +1,9 @@
 import { appendUserEvent } from '../oauth/sign-in.ts'
-import type { SecondFactorPolicy } from '../store/sql/sign-in.ts'
 import type { Tx } from '../store/store.ts'
 import { UsageError } from './arguments.ts'
 import { AdminInputError, requireOrg } from './users.ts'
+
+type SecondFactorPolicy = Parameters<Tx['signIn']['setPolicy']>[1]
 
 const POLICIES: readonly SecondFactorPolicy[] = ['admins', 'all', 'none']
 
