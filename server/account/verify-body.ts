@@ -2,6 +2,8 @@ import { type Html, hidden, html } from '../oauth/pages/html.ts'
 
 export interface VerifyView {
   csrf: string
+  /** The user has a confirmed authenticator app (else only a recovery code or a passkey helps). */
+  totp: boolean
   /** Which form failed, and why: its field is tied to the message. */
   error?: { field: 'code' | 'recovery' | 'passkey'; message: string }
   /** The `Use a passkey` option (server/passkeys/verify-option.ts), empty without a passkey. */
@@ -18,15 +20,18 @@ const describedBy = (view: VerifyView, field: string) =>
 
 /** `/login/verify`: an authenticator app's code, a recovery code, or a passkey. */
 export function verifyBody(view: VerifyView): Html {
-  return html`<h1>Two-step verification</h1>
-<p>Enter the code your authenticator app shows for this account.</p>
+  const app = view.totp
+    ? html`<p>Enter the code your authenticator app shows for this account.</p>
 <form method="post" action="/login/verify">
 ${hidden('step', 'totp')}${hidden('csrf', view.csrf)}
 <label for="code">Authentication code</label>
 ${errorText(view, 'code')}
 <input id="code" name="code" type="text" class="code" inputmode="numeric" autocomplete="one-time-code" required autofocus maxlength="16" spellcheck="false"${describedBy(view, 'code')}>
 <div class="actions"><button type="submit" class="primary">Verify</button></div>
-</form>
+</form>`
+    : html`<p>Use your passkey, or one of your recovery codes.</p>`
+  return html`<h1>Two-step verification</h1>
+${app}
 <form method="post" action="/login/verify">
 ${hidden('step', 'recovery')}${hidden('csrf', view.csrf)}
 <label for="recovery">Recovery code</label>

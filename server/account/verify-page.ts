@@ -19,11 +19,12 @@ async function verifyPage(
   error?: VerifyView['error'],
 ): Promise<Response> {
   const csrf = csrfValue(ctx, request)
+  const { totp } = await ctx.store.signIn.factorsOf(user.id)
   const passkeyOption = await passkeyVerifyOption(ctx, user, csrf.value)
   return pageResponse({
     title: 'Two-step verification',
     status: error ? 401 : 200,
-    body: verifyBody({ csrf: csrf.value, error, passkeyOption }),
+    body: verifyBody({ csrf: csrf.value, totp, error, passkeyOption }),
     // The passkey script only for a user with a passkey: every other page runs none.
     scripts: passkeyOption.value ? [PASSKEY_SCRIPT_PATH] : [],
     // The last redirect may go on to the client (an error answer), as after the login form.

@@ -1,5 +1,5 @@
 /** Why a passkey (a WebAuthn registration or assertion) was refused; each has a message for the page. */
-export type PasskeyProblem =
+type PasskeyProblem =
   | 'missing'
   | 'malformed'
   | 'challenge'

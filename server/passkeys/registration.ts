@@ -14,7 +14,7 @@ interface CeremonyContext {
 }
 
 /** A credential that passed registration, ready for `addPasskey`. */
-export interface NewPasskey extends StoredKey {
+interface NewPasskey extends StoredKey {
   /** The credential id, base64url without padding. */
   id: string
   signCount: number

@@ -7,7 +7,7 @@ import { PasskeyRefused } from './refusal.ts'
 export type ChallengePurpose = 'sign-in' | 'register' | 'second-factor'
 
 /** How long a challenge can be answered (the browser's `timeout` says the same). */
-export const CHALLENGE_TTL_MS = 5 * 60_000
+const CHALLENGE_TTL_MS = 5 * 60_000
 
 /**
  * The relying party (WebAuthn §5.1.4.1): its id is the host name of the base URL, the origin its

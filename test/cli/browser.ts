@@ -31,14 +31,16 @@ export interface Person {
 
 /**
  * Opens `url` in a fresh browser context and walks the server's pages: the device code form (typed
- * when `userCode` is given), sign-in, the organization choice, then the consent page's `decision`.
+ * when `userCode` is given), sign-in, the second factor, the organization choice, then the consent
+ * page's `decision`.
  * Returns where the browser ended and the text it shows.
  */
 export async function answerInBrowser(
   browser: Browser,
   url: string,
   person: Person,
-  options: { userCode?: string; decision?: 'allow' | 'deny' } = {},
+  /** `secondFactor` gives the code to type on `/login/verify` (an authenticator app's). */
+  options: { userCode?: string; decision?: 'allow' | 'deny'; secondFactor?: () => string } = {},
 ): Promise<{ url: string; text: string }> {
   const context = await browser.newContext()
   const page = await context.newPage()
@@ -54,6 +56,9 @@ export async function answerInBrowser(
       } else if (await page.locator('#password').count()) {
         await page.fill('#email', person.email)
         await page.fill('#password', person.password)
+        await submit('form button[type=submit]')
+      } else if (options.secondFactor && (await page.locator('#code').count())) {
+        await page.fill('#code', options.secondFactor())
         await submit('form button[type=submit]')
       } else if (await page.locator('input[name=account]').count()) {
         await page.locator('input[name=account]').first().check()

@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Browser } from 'playwright-core'
+import { newTotpSecret } from '../../server/account/totp.ts'
 import { createUser } from '../../server/admin/users.ts'
+import { totpCode, userEvents } from '../signin/support.ts'
 import { startTestServer } from '../support/server.ts'
 import { answerInBrowser, chromiumAvailable, launchBrowser, type Person } from './browser.ts'
 import type { Env } from './fixtures.ts'
@@ -155,5 +157,26 @@ describe.skipIf(!webFlowAvailable || !chromiumAvailable)('api login --web', () =
     expect(run.code).toBe(0)
     const granted = String(storedFile(run.env.XDG_CONFIG_HOME!)!.servers[server.url]!.scope).split(' ')
     expect(granted.sort()).toEqual(['read:orders', 'read:users'])
+  }, 30_000)
+
+  it('asks a person with an authenticator app for its code after the password, then logs in', async () => {
+    const { orgId } = await server.tenant()
+    const grace = { email: `grace-${crypto.randomUUID().slice(0, 8)}@example.com`, password: 'compiler 1952' }
+    const { id } = await createUser(server.store, { org: orgId, name: 'Grace', role: 'member', ...grace })
+    const { key, sealed } = await newTotpSecret({ store: server.store })
+    await server.store.signIn.startTotp(id, sealed, Date.now())
+    // Confirmed at step 1, long past: any current code is accepted once.
+    await server.store.signIn.acceptTotpStep(id, 1, Date.now(), true)
+    let landing = ''
+    const run = await webLogin({}, async (url) => {
+      landing = (await answerInBrowser(browser, url, grace, { secondFactor: () => totpCode(key) })).text
+    })
+    expect(landing).toContain('You are logged in')
+    expect(run.code).toBe(0)
+    const whoami = await runCli(['whoami'], { env: run.env })
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ kind: 'user', subject: id })
+    // The sign-in went through the second step.
+    const signIns = (await userEvents(server, id)).filter((e) => e.type === 'user.signed_in')
+    expect(signIns.map((e) => e.data.secondFactor)).toEqual(['totp'])
   }, 30_000)
 })

@@ -38,7 +38,7 @@ describe.skipIf(!run)('every page of the console passes axe', () => {
       const user = demoUser('admin')
       await page.getByLabel('Email').fill(user.email)
       await page.getByLabel('Password').fill(user.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
       await page.getByRole('heading', { name: 'Overview' }).waitFor()
       await page.getByText(user.email).waitFor()
       await expectAccessible(page, 'Overview')

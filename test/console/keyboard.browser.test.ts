@@ -60,7 +60,7 @@ describe.skipIf(!run)('the console by keyboard alone', () => {
       await page.keyboard.type(user.email)
       await tabTo(page, page.getByLabel('Password'))
       await page.keyboard.type(user.password)
-      await tabTo(page, page.getByRole('button', { name: 'Sign in' }))
+      await tabTo(page, page.getByRole('button', { name: 'Sign in', exact: true }))
       await page.keyboard.press('Enter')
       await focusOnHeading(page, 'Overview')
 

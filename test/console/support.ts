@@ -47,7 +47,7 @@ export async function signInToConsole(
   await page.goto(`${server.url}${path}`)
   await page.getByLabel('Email').fill(user.email)
   await page.getByLabel('Password').fill(user.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   await page.waitForURL(
     (url) => url.pathname.startsWith('/console') && !url.pathname.startsWith('/console/callback'),
   )

@@ -75,13 +75,33 @@ describe('page headers (clickjacking, caching, referrer: RFC 9700 §4.16)', () =
 })
 
 describe('the login page', () => {
-  it('has labelled fields in order, e-mail first, and no script', async () => {
-    const page = await (await new PageAgent(server.url).get(await authorizeUrl())).text()
+  it('has labelled fields in order, e-mail first, and no script but the passkey script of its own origin', async () => {
+    const response = await new PageAgent(server.url).get(await authorizeUrl())
+    const page = await response.text()
     expect(page).toContain('<label for="email">Email</label>')
     expect(page).toContain('<label for="password">Password</label>')
     expect(page.indexOf('id="email"')).toBeLessThan(page.indexOf('id="password"'))
     expect(page).toContain('<html lang="en">')
-    expect(page).not.toContain('<script')
+    expect([...page.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
+      '<script src="/login/passkey.js" defer>',
+    ])
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self';")
+  })
+
+  it('serves the passkey script as JavaScript; the consent and device pages run no script at all', async () => {
+    const script = await server.fetch('/login/passkey.js')
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(await script.text()).toContain('navigator.credentials.get')
+    const { consent, page } = await atConsent()
+    const device = await new PageAgent(server.url).get('/device')
+    for (const [response, text] of [
+      [consent, page],
+      [device, await device.clone().text()],
+    ] as const) {
+      expect(text).not.toContain('<script')
+      expect(response.headers.get('content-security-policy')).not.toContain('script-src')
+    }
   })
 
   it('names an icon that needs no request, which its CSP allows: a browser asks no /favicon.ico, which would be 404', async () => {

@@ -24,7 +24,7 @@ async function signInWithPassword(page: Page) {
   await page.goto(`${server.url}/account`)
   await page.getByLabel('Email').fill(acme.member.email)
   await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
 
 const signOut = (page: Page) => page.getByRole('button', { name: 'Sign out' }).click()

@@ -184,3 +184,16 @@ describe('events', () => {
     }
   })
 })
+
+describe('a user whose only second factor is a passkey', () => {
+  it('is asked for the second step without the authenticator app field', async () => {
+    await server.store.signIn.addPasskey(
+      { id: 'cred-1', userId: acme.viewer.id, name: 'Laptop', algorithm: -7, publicKey: 'AA', signCount: 0 },
+      Date.now(),
+    )
+    const { page } = await atVerify(server.url, acme.viewer.email)
+    expect(page).toContain('<h1>Two-step verification</h1>')
+    expect(page).not.toContain('Authentication code')
+    expect(page).toContain('<label for="recovery">Recovery code</label>')
+  })
+})

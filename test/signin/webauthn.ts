@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, sign } from 'node:crypto'
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { CHROMIUM } from '../oauth/browser.ts'
@@ -50,12 +50,48 @@ export async function virtualAuthenticator(page: Page) {
   return {
     credentials: async (): Promise<VirtualCredential[]> =>
       (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as VirtualCredential[],
+    /**
+     * Puts a discoverable ES256 credential for `userId` on the authenticator, with a key made here
+     * and the counter given; answers what the server must store to know it (as a registration would).
+     */
+    add: async (userId: string, signCount: number) => {
+      const { credential, stored } = knownPasskey(userId, signCount)
+      await cdp.send('WebAuthn.addCredential', { authenticatorId, credential })
+      return stored
+    },
+  }
+}
+
+/**
+ * A discoverable ES256 credential for `userId` with a key made here: as an authenticator holds it
+ * (the DevTools protocol's shape), and as the server stores it once registered.
+ */
+export function knownPasskey(userId: string, signCount = 0) {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const jwk = publicKey.export({ format: 'jwk' })
+  const point = Buffer.concat([
+    Buffer.from([4]),
+    Buffer.from(jwk.x!, 'base64url'),
+    Buffer.from(jwk.y!, 'base64url'),
+  ])
+  const id = randomBytes(16)
+  const credential: VirtualCredential = {
+    credentialId: id.toString('base64'),
+    isResidentCredential: true,
+    rpId: 'localhost',
+    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    userHandle: Buffer.from(userId).toString('base64'),
+    signCount,
+  }
+  return {
+    credential,
+    stored: { id: id.toString('base64url'), userId, algorithm: -7, publicKey: point.toString('base64') },
   }
 }
 
 /** A passkey form of a page: its action, hidden fields and the options the script would hand the browser. */
 export function passkeyFormOf(page: string, mode: 'get' | 'create' = 'get') {
-  const unescape = (s: string) =>
+  const unescapeHtml = (s: string) =>
     s
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
@@ -68,10 +104,10 @@ export function passkeyFormOf(page: string, mode: 'get' | 'create' = 'get') {
   if (!match) throw new Error(`no passkey form on the page:\n${page}`)
   const fields: Record<string, string> = {}
   for (const input of match[3]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-    fields[input[1]!] = unescape(input[2]!)
+    fields[input[1]!] = unescapeHtml(input[2]!)
   return {
-    action: unescape(match[1]!),
-    options: JSON.parse(unescape(match[2]!)) as { challenge: string; rpId: string; allow?: string[] },
+    action: unescapeHtml(match[1]!),
+    options: JSON.parse(unescapeHtml(match[2]!)) as { challenge: string; rpId: string; allow?: string[] },
     fields,
   }
 }

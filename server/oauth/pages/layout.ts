@@ -17,7 +17,7 @@ button.primary { background: #1f5fbf; color: #fff; border-color: #1f5fbf; }
 button.link { border: none; background: none; color: LinkText; text-decoration: underline; padding: 0; margin-top: 1rem; }
 :focus-visible { outline: 3px solid #f5a700; outline-offset: 2px; }
 .error { border-left: 4px solid #c62828; padding: .5rem .75rem; background: color-mix(in srgb, #c62828 12%, Canvas); }
-.hint, .small { font-size: .9rem; color: GrayText; }
+.hint, .small { font-size: .9rem; color: color-mix(in srgb, CanvasText 72%, Canvas); }
 ul.scopes { padding-left: 1.25rem; }
 `
 const CSS_HASH = `'sha256-${sha256Base64(CSS)}'`
