@@ -4,6 +4,7 @@ import { readForm } from '../oauth/form.ts'
 import { accountStep, type InteractionTarget, loginPage, messagePage } from '../oauth/interaction.ts'
 import { html } from '../oauth/pages/html.ts'
 import { pageResponse, seeOther } from '../oauth/pages/layout.ts'
+import { secondFactorPolicy } from '../oauth/second-factor-policy.ts'
 import { csrfOk, csrfValue, loggedInUser, logoutCookie } from '../oauth/session.ts'
 import { isLocalPath } from '../oauth/sign-in.ts'
 import { passkeySection } from '../passkeys/account.ts'
@@ -40,16 +41,6 @@ function view(user: LoginUser, csrf: string, next: string | null, notice: string
   return { user, form: { action: accountUrl({ next }), request: '', csrf }, next, notice }
 }
 
-/** Whether the user's organization requires a second factor of them, and whether they have one. */
-async function policyState(ctx: OAuthContext, user: LoginUser) {
-  const policy = await ctx.store.signIn.policyOf(user.orgId)
-  const factors = await ctx.store.signIn.factorsOf(user.id)
-  return {
-    required: policy === 'all' || (policy === 'admins' && user.role === 'admin'),
-    hasFactor: factors.totp || factors.passkeys > 0,
-  }
-}
-
 async function show(ctx: OAuthContext, request: Request): Promise<Response> {
   const next = nextOf(request)
   const user = await loggedInUser(ctx, request, null)
@@ -59,7 +50,7 @@ async function show(ctx: OAuthContext, request: Request): Promise<Response> {
   const sections = await Promise.all(SECTIONS.map((s) => s.render(ctx, page)))
   return pageResponse({
     title: 'Your account',
-    body: accountBody(page, await policyState(ctx, user), sections),
+    body: accountBody(page, await secondFactorPolicy(ctx, user), sections),
     cookies: csrf.cookies,
     scripts: [PASSKEY_SCRIPT_PATH],
   })

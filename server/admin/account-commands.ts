@@ -3,11 +3,18 @@ import type { Schema } from '../../shared/schema/schema.ts'
 import { redirectUriProblem } from '../oauth/redirect-uri.ts'
 import type { Store } from '../store/store.ts'
 import { GRANT_TYPES, type GrantType } from '../store/types.ts'
-import { list, passwordOf, requiredText, UsageError } from './arguments.ts'
+import { list, optionalText, passwordOf, requiredText, UsageError } from './arguments.ts'
 import { parseScopes, revokeClient, updateClientScope } from './clients.ts'
 import { unknownAction } from './command-line.ts'
 import { type Listing, listClients, listOrgs, listUsers } from './listings.ts'
+import { parsePolicy, resetSecondFactors, resetSentence, updateOrgPolicy } from './second-factors.ts'
 import { createUser, requireOrg, setPassword } from './users.ts'
+
+const POLICY_WORDS = {
+  admins: 'now requires a second factor of its admins',
+  all: 'now requires a second factor of every user',
+  none: 'now requires no second factor',
+} as const
 
 /** What the account commands need from the command line that runs them (server/main.ts). */
 interface AdminContext {
@@ -38,9 +45,21 @@ export function registerAccountCommands(cli: CAC, context: AdminContext): void {
   }
 
   cli
-    .command('org <action>', 'Organizations: org create --name N, org list')
+    .command(
+      'org <action> [org]',
+      'Organizations: org create --name N, org list, org update ORG --require-2fa admins|all|none',
+    )
     .option('--name <name>', 'Organization name (unique whatever its case)')
-    .action(async (action, options) => {
+    .option('--require-2fa <policy>', 'Who must have a second factor: admins, all or none')
+    .action(async (action, target, options) => {
+      const orgRef = target === undefined ? undefined : String(target)
+      if (action === 'update') {
+        if (orgRef === undefined) throw new UsageError('org update needs the organization (org update ORG)')
+        const policy = parsePolicy(optionalText(options, 'require-2fa', argv))
+        const org = await withStore(dbOf(options), (store) => updateOrgPolicy(store, orgRef, policy))
+        return print(Boolean(options.json), org, `${org.name} (${org.id}) ${POLICY_WORDS[policy]}`)
+      }
+      if (orgRef !== undefined) throw new UsageError(`org ${action} takes no ORG argument (got "${orgRef}")`)
       if (action === 'list') return printListing(options, listOrgs)
       if (action !== 'create') throw new UsageError(unknownAction('org', action))
       const name = required(options, 'name')
@@ -49,7 +68,7 @@ export function registerAccountCommands(cli: CAC, context: AdminContext): void {
     })
 
   cli
-    .command('user <action>', 'Users: user create, user list --org ORG, user set-password')
+    .command('user <action>', 'Users: user create, user list --org ORG, user set-password, user reset-2fa')
     .option('--org <org>', 'Organization id or name')
     .option('--email <email>', 'Login e-mail')
     .option('--name <name>', 'Display name')
@@ -69,6 +88,11 @@ export function registerAccountCommands(cli: CAC, context: AdminContext): void {
         }
         const user = await withStore(dbOf(options), (store) => setPassword(store, input))
         return print(Boolean(options.json), { id: user.id }, `set the password of ${user.email}: ${user.id}`)
+      }
+      if (action === 'reset-2fa') {
+        const input = { org: required(options, 'org'), email: required(options, 'email') }
+        const outcome = await withStore(dbOf(options), (store) => resetSecondFactors(store, input))
+        return print(Boolean(options.json), { ...outcome }, resetSentence(outcome))
       }
       if (action !== 'create') throw new UsageError(unknownAction('user', action))
       const input = {

@@ -10,17 +10,28 @@ const ACTIONS: Record<string, { usage: string; description: string }[]> = {
       usage: 'org create --name N',
       description: 'Create an organization (names are unique whatever their case)',
     },
-    { usage: 'org list', description: 'List the organizations' },
+    { usage: 'org list', description: 'List the organizations with their second-factor policy' },
+    {
+      usage: 'org update ORG --require-2fa admins|all|none',
+      description: 'Require a second factor of its admins, of every user, or of no one',
+    },
   ],
   user: [
     {
       usage: 'user create --org ORG --email E --name N --role R (--password P | --password-stdin)',
       description: 'Create a user who can log in (role: admin, member or viewer)',
     },
-    { usage: 'user list --org ORG', description: "List the organization's users" },
+    {
+      usage: 'user list --org ORG',
+      description: "List the organization's users (with whether each has a second factor)",
+    },
     {
       usage: 'user set-password --org ORG --email E (--password-stdin | --password P)',
       description: "Set a user's password (--password-stdin reads the first line of standard input)",
+    },
+    {
+      usage: 'user reset-2fa --org ORG --email E',
+      description: "Remove a user's authenticator app, recovery codes and passkeys (one who lost them all)",
     },
   ],
   client: [

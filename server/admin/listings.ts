@@ -14,14 +14,23 @@ export interface Listing {
 
 export async function listOrgs(store: Tx): Promise<Listing> {
   const orgs = await store.orgs.list()
+  // A few organizations at most: one look-up each keeps the store's listing as it is.
+  const policies = await Promise.all(orgs.map((org) => store.signIn.policyOf(org.id)))
   return {
-    json: { data: orgs.map((org) => ({ id: org.id, name: org.name, createdAt: org.createdAt })) },
+    json: {
+      data: orgs.map((org, i) => ({
+        id: org.id,
+        name: org.name,
+        require2fa: policies[i],
+        createdAt: org.createdAt,
+      })),
+    },
     text:
       orgs.length === 0
         ? 'no organizations yet'
         : formatTable(
-            ['ID', 'NAME', 'CREATED'],
-            orgs.map((org) => [org.id, org.name, shortTime(org.createdAt)]),
+            ['ID', 'NAME', 'REQUIRE 2FA', 'CREATED'],
+            orgs.map((org, i) => [org.id, org.name, policies[i]!, shortTime(org.createdAt)]),
           ),
   }
 }
@@ -29,23 +38,36 @@ export async function listOrgs(store: Tx): Promise<Listing> {
 export async function listUsers(store: Tx, orgRef: string): Promise<Listing> {
   const org = await requireOrg(store, orgRef)
   const users = await store.users.list(org.id)
+  const factors = await Promise.all(users.map((user) => store.signIn.factorsOf(user.id)))
+  // Recovery codes alone are no second factor: they stand in for one that was lost.
+  const hasSecondFactor = (i: number) => factors[i]!.totp || factors[i]!.passkeys > 0
   return {
-    json: { data: users.map((user) => ({ ...user })) },
+    json: { data: users.map((user, i) => ({ ...user, hasSecondFactor: hasSecondFactor(i) })) },
     text:
       users.length === 0
         ? `no users in ${org.name}`
         : formatTable(
-            ['ID', 'EMAIL', 'NAME', 'ROLE', 'PASSWORD', 'CREATED'],
-            users.map((u) => [
+            ['ID', 'EMAIL', 'NAME', 'ROLE', 'PASSWORD', '2FA', 'CREATED'],
+            users.map((u, i) => [
               u.id,
               u.email,
               u.name,
               u.role,
               u.hasPassword ? 'set' : 'none',
+              secondFactorCell(factors[i]!),
               shortTime(u.createdAt),
             ]),
           ),
   }
+}
+
+/** A user's second factors in a table cell: `totp`, `2 passkeys`, both, or `none`. */
+function secondFactorCell(factors: Awaited<ReturnType<Tx['signIn']['factorsOf']>>): string {
+  const kinds = [
+    ...(factors.totp ? ['totp'] : []),
+    ...(factors.passkeys > 0 ? [`${factors.passkeys} passkey${factors.passkeys === 1 ? '' : 's'}`] : []),
+  ]
+  return kinds.join(' + ') || 'none'
 }
 
 /** A client's scopes in a table cell: all of them, all but a few, or the few it has. */

@@ -26,6 +26,7 @@ import { consentBody } from './pages/pages.ts'
 import { randomToken } from './random.ts'
 import { formActionSource } from './redirect-uri.ts'
 import { intersectScope } from './scopes.ts'
+import { enrolFirst } from './second-factor-policy.ts'
 import { csrfOk, csrfValue } from './session.ts'
 
 function target(ctx: OAuthContext, query: string, req: AuthorizationRequest): InteractionTarget {
@@ -109,6 +110,9 @@ async function show(ctx: OAuthContext, request: Request, query: string): Promise
   const interaction = target(ctx, query, req)
   const user = await currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
+  // Before any consent page or code, the console's included.
+  const enrol = await enrolFirst(ctx, user, interaction.continueUrl)
+  if (enrol) return enrol
   const { scopes, withheld } = grantable(ctx.schema, req, user.role)
   if (scopes.length === 0) return roleDenied(ctx, req, user.role)
   // The console is the service's own page, at the redirect URI registered for it at start: the
@@ -155,6 +159,9 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const user = await currentUser(ctx, request, interaction)
   // The answer counts only from the user the consent page was shown to, still logged in.
   if (!user || user.id !== signed.uid) return seeOther(interaction.continueUrl)
+  // A consent form shown before the policy changed (or forged) counts no more than the page would.
+  const enrol = await enrolFirst(ctx, user, interaction.continueUrl)
+  if (enrol) return enrol
   const decision = form.get('decision')
   if (decision !== 'allow') {
     return seeOther(

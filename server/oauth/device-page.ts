@@ -20,6 +20,7 @@ import { pageResponse, seeOther } from './pages/layout.ts'
 import { consentBody, userCodeBody } from './pages/pages.ts'
 import { formatUserCode, normalizeUserCode } from './random.ts'
 import { intersectScope, parseScope } from './scopes.ts'
+import { enrolFirst } from './second-factor-policy.ts'
 import { csrfOk, csrfValue } from './session.ts'
 
 /** A pending device authorization and its client, or null when it cannot be approved (any more). */
@@ -94,6 +95,8 @@ async function show(ctx: OAuthContext, request: Request): Promise<Response> {
   const interaction = target(ctx, found.device.hash, found.client)
   const user = await currentUser(ctx, request, interaction)
   if (!user) return loginPage(ctx, request, interaction)
+  const enrol = await enrolFirst(ctx, user, interaction.continueUrl)
+  if (enrol) return enrol
   const { scopes, withheld } = grantable(ctx.schema, found.device, found.client, user.role)
   if (scopes.length === 0)
     return messagePage(
@@ -168,6 +171,9 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   if (form.get('step') !== 'consent') return messagePage(400, 'Unknown step', 'Go back and try again.')
   const user = await currentUser(ctx, request, interaction)
   if (!user || user.id !== signed.uid) return seeOther(interaction.continueUrl)
+  // No approval, nor a denial, until the user has the factor the organization requires.
+  const enrol = await enrolFirst(ctx, user, interaction.continueUrl)
+  if (enrol) return enrol
   const now = ctx.clock()
   const { scopes } = grantable(ctx.schema, found.device, found.client, user.role)
   const allowed = form.get('decision') === 'allow' && scopes.length > 0

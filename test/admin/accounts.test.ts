@@ -61,11 +61,16 @@ describe('api-server org list', () => {
     const initech = (await json('org create --name Initech')).id as string
     const listed = await json('org list')
     expect(listed.data).toEqual([
-      { id: acme, name: 'Acme', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) },
-      { id: initech, name: 'Initech', createdAt: expect.any(String) },
+      {
+        id: acme,
+        name: 'Acme',
+        require2fa: 'none',
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      },
+      { id: initech, name: 'Initech', require2fa: 'none', createdAt: expect.any(String) },
     ])
     const table = (await runOk(['org', 'list'], db)).trimEnd().split('\n')
-    expect(table[0]).toMatch(/^ID +NAME +CREATED$/)
+    expect(table[0]).toMatch(/^ID +NAME +REQUIRE 2FA +CREATED$/)
     expect(table.slice(1).map((line) => line.split(/ {2,}/).slice(0, 2))).toEqual([
       [acme, 'Acme'],
       [initech, 'Initech'],
@@ -111,11 +116,12 @@ describe('api-server user list and set-password', () => {
       name: 'Vi',
       role: 'viewer',
       hasPassword: true,
+      hasSecondFactor: false,
       createdAt: expect.any(String),
     })
     expect(JSON.stringify(listed)).not.toContain('argon2')
     const table = await runOk(['user', 'list', '--org', acme], db)
-    expect(table).toMatch(/^ID +EMAIL +NAME +ROLE +PASSWORD +CREATED\n/)
+    expect(table).toMatch(/^ID +EMAIL +NAME +ROLE +PASSWORD +2FA +CREATED\n/)
     expect(table).toContain('vi@acme.example')
     expect(table).not.toContain('argon2')
   })
