@@ -3,9 +3,11 @@ import { renderSVG } from 'uqr'
 import type { OAuthContext } from '../oauth/context.ts'
 import { type Html, html } from '../oauth/pages/html.ts'
 import { seeOther } from '../oauth/pages/layout.ts'
+import { isLastRequiredFactor } from '../oauth/second-factor-policy.ts'
 import { appendUserEvent } from '../oauth/sign-in.ts'
 import { accountForm, fieldError } from './account-forms.ts'
 import { recoveryCodesPage } from './codes-page.ts'
+import { FACTOR_REQUIRED } from './notices.ts'
 import { issueRecoveryCodes } from './recovery-codes.ts'
 import { type AccountSection, type AccountView, accountUrl } from './sections.ts'
 import { checkTotpCode, newTotpSecret, totpKeyUri, unsealTotpSecret } from './totp.ts'
@@ -77,6 +79,7 @@ ${body}
         return recoveryCodesPage(view, codes, 'Your authenticator app is set up.')
       }
       case 'totp-remove': {
+        if (await isLastRequiredFactor(ctx, user)) return seeOther(accountUrl(view, FACTOR_REQUIRED))
         if (await ctx.store.signIn.removeTotp(user.id))
           await appendUserEvent(ctx, user, 'mfa_removed', { factor: 'totp' })
         return seeOther(accountUrl(view, 'totp-removed'))

@@ -32,3 +32,18 @@ export async function enrolFirst(
   if (!required || hasFactor) return null
   return seeOther(`/account?next=${encodeURIComponent(continueUrl)}`)
 }
+
+/**
+ * Whether the factor a user is about to remove is the last one their organization requires of
+ * them: the account page refuses that removal, since the next sign-in would lead them straight
+ * back to enrol (a lost factor is what recovery codes and `user reset-2fa` are for).
+ */
+export async function isLastRequiredFactor(
+  ctx: Pick<OAuthContext, 'store'>,
+  user: Pick<LoginUser, 'id' | 'orgId' | 'role'>,
+): Promise<boolean> {
+  const { required } = await secondFactorPolicy(ctx, user)
+  if (!required) return false
+  const factors = await ctx.store.signIn.factorsOf(user.id)
+  return (factors.totp ? 1 : 0) + factors.passkeys <= 1
+}

@@ -1,11 +1,13 @@
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { accountForm, fieldError } from '../account/account-forms.ts'
 import { recoveryCodesPage } from '../account/codes-page.ts'
+import { FACTOR_REQUIRED } from '../account/notices.ts'
 import { issueRecoveryCodes } from '../account/recovery-codes.ts'
 import { type AccountSection, type AccountView, accountUrl } from '../account/sections.ts'
 import type { OAuthContext } from '../oauth/context.ts'
 import { type Html, hidden, html } from '../oauth/pages/html.ts'
 import { seeOther } from '../oauth/pages/layout.ts'
+import { isLastRequiredFactor } from '../oauth/second-factor-policy.ts'
 import { appendUserEvent } from '../oauth/sign-in.ts'
 import type { PasskeyRow } from './assertion.ts'
 import { readRegistration } from './credential-fields.ts'
@@ -93,6 +95,7 @@ ${await addForm(ctx, view, passkeys)}
   async handle(ctx, _request, form, view) {
     const { user } = view
     if (form.get('step') === 'passkey-remove') {
+      if (await isLastRequiredFactor(ctx, user)) return seeOther(accountUrl(view, FACTOR_REQUIRED))
       const passkey = (await ctx.store.signIn.passkeysOf(user.id)).find((p) => p.id === form.get('passkey'))
       if (passkey && (await ctx.store.signIn.removePasskey(user.id, passkey.id)))
         await appendUserEvent(ctx, user, 'mfa_removed', { factor: 'passkey', name: passkey.name })

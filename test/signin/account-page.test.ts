@@ -71,6 +71,21 @@ describe('an organization that requires a second factor', () => {
     expect(page).toContain(`<a href="${next}">Continue</a>`)
   })
 
+  it('refuses to remove the last factor it requires, and allows it once another is there or none is required', async () => {
+    await server.store.signIn.setPolicy(acme.orgId, 'all')
+    const { agent } = await enrolTotp(server.url, acme.member.email)
+    const refused = await agent.submit(await (await agent.get('/account')).text(), 'totp-remove')
+    expect(refused.headers.get('location')).toBe('/account?notice=factor-required')
+    expect(await (await agent.get('/account?notice=factor-required')).text()).toContain(
+      'Your organization requires a second factor: add another one before removing your last.',
+    )
+    expect((await server.store.signIn.factorsOf(acme.member.id)).totp).toBe(true)
+    await server.store.signIn.setPolicy(acme.orgId, 'none')
+    const removed = await agent.submit(await (await agent.get('/account')).text(), 'totp-remove')
+    expect(removed.headers.get('location')).toBe('/account?notice=totp-removed')
+    expect((await server.store.signIn.factorsOf(acme.member.id)).totp).toBe(false)
+  })
+
   it('does not ask it of a member when only admins must', async () => {
     const agent = new PageAgent(server.url)
     await passwordOnAccount(agent, globex.member.email)
