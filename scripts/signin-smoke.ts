@@ -10,7 +10,7 @@
  * One line per step; on the first failure, what failed and exit 1.
  * Usage: bun scripts/signin-smoke.ts dist/api-server
  */
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Browser } from 'playwright-core'
@@ -22,6 +22,12 @@ import { pagesOf, StepFailed, step, tokenFor, watch } from './signin-smoke-pages
 import { smokePort } from './smoke-support.ts'
 
 const binary = resolve(process.argv[2] ?? 'dist/api-server')
+if (!existsSync(binary)) {
+  console.error(
+    `FAIL  no ${binary}: run npm run build first (usage: bun scripts/signin-smoke.ts dist/api-server)`,
+  )
+  process.exit(1)
+}
 const dir = mkdtempSync(join(tmpdir(), 'api-signin-smoke-'))
 const server = join(dir, 'api-server')
 copyFileSync(binary, server)
@@ -111,7 +117,8 @@ try {
           cwd: dir,
           env: { PATH: '/usr/bin:/bin' },
           stdout: 'ignore',
-          stderr: 'pipe',
+          // A file, not a pipe nobody reads: a full pipe would stall the server's log.
+          stderr: Bun.file(join(dir, 'server.log')),
         },
       )
       cleanups.push(() => child.kill())
@@ -123,8 +130,10 @@ try {
         ));
         i++
       ) {
-        if (i > 100 || child.exitCode !== null)
-          throw new Error(`the server did not start: ${await new Response(child.stderr).text()}`)
+        if (i > 100 || child.exitCode !== null) {
+          const log = readFileSync(join(dir, 'server.log'), 'utf8').trim().split('\n')
+          throw new Error(`the server did not start: ${log.slice(-3).join(' | ')}`)
+        }
         await Bun.sleep(100)
       }
       return child
