@@ -66,8 +66,10 @@ function shapeProblems(schema: typeof Entry | typeof File, value: unknown, at: s
   const seen = new Map<string, string>()
   for (const error of Value.Errors(schema, value)) {
     const place = placeOf(at + error.path)
-    // TypeBox's messages name the expectation, never the value met.
-    if (!seen.has(place)) seen.set(place, `${place}: ${error.message.toLowerCase()}`)
+    // TypeBox's messages name the expectation, never the value met; a choice names its options.
+    const choices = place.endsWith('.type') ? PROVIDER_TYPES : place.endsWith('.role') ? ROLES : null
+    const message = choices ? `must be one of ${choices.join(', ')}` : error.message.toLowerCase()
+    if (!seen.has(place)) seen.set(place, `${place}: ${message}`)
   }
   return [...seen.values()]
 }

@@ -33,7 +33,11 @@ describe('the --idp file', () => {
   it.each([
     ['no providers member', {}, 'providers: expected required property'],
     ['an unknown top-level member', { providers: { corp }, extra: 1 }, 'extra: unexpected property'],
-    ['an unknown type', { providers: { corp: { ...corp, type: 'saml' } } }, 'providers.corp.type:'],
+    [
+      'an unknown type',
+      { providers: { corp: { ...corp, type: 'saml' } } },
+      'providers.corp.type: must be one of github, google, microsoft, oidc',
+    ],
     [
       'oidc without issuer',
       { providers: { corp: { ...corp, issuer: undefined } } },
@@ -77,7 +81,7 @@ describe('the --idp file', () => {
     [
       'a bad createUsers role',
       { providers: { corp: { ...corp, createUsers: { org: 'Acme', role: 'owner' } } } },
-      'providers.corp.createUsers.role:',
+      'providers.corp.createUsers.role: must be one of admin, member, viewer',
     ],
     ['no provider at all', { providers: {} }, 'providers: declare at least one provider'],
   ])('refuses %s, naming the place', (_name, value, expected) => {
