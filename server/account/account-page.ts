@@ -2,6 +2,7 @@ import { identitySection } from '../idp/account.ts'
 import type { OAuthContext } from '../oauth/context.ts'
 import { readForm } from '../oauth/form.ts'
 import { accountStep, type InteractionTarget, loginPage, messagePage } from '../oauth/interaction.ts'
+import { forbiddenForm, pageHandler, RELOAD_ADVICE } from '../oauth/page-handler.ts'
 import { html } from '../oauth/pages/html.ts'
 import { pageResponse, seeOther } from '../oauth/pages/layout.ts'
 import { secondFactorPolicy } from '../oauth/second-factor-policy.ts'
@@ -12,7 +13,6 @@ import { PASSKEY_SCRIPT_PATH } from '../passkeys/script.ts'
 import type { LoginUser } from '../store/types.ts'
 import { accountBody } from './account-body.ts'
 import { noticeKey } from './notices.ts'
-import { forbiddenForm, pageHandler } from './page-handler.ts'
 import { recoverySection } from './recovery-section.ts'
 import { type AccountSection, type AccountView, accountUrl } from './sections.ts'
 import { totpSection } from './totp-section.ts'
@@ -69,7 +69,7 @@ function keepNext(response: Response, next: string | null): Response {
 
 async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const form = await readForm(request)
-  if (!csrfOk(ctx, request, form)) return forbiddenForm()
+  if (!csrfOk(ctx, request, form)) return forbiddenForm(RELOAD_ADVICE)
   const next = nextOf(request)
   const user = await loggedInUser(ctx, request, null)
   if (!user)

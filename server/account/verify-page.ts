@@ -1,12 +1,12 @@
 import type { OAuthContext } from '../oauth/context.ts'
 import { readForm } from '../oauth/form.ts'
+import { forbiddenForm, pageHandler, RELOAD_ADVICE, tooManyAttempts } from '../oauth/page-handler.ts'
 import { pageResponse, seeOther } from '../oauth/pages/layout.ts'
 import { csrfOk, csrfValue, loggedInUser } from '../oauth/session.ts'
 import { finishSignIn, type PendingSignIn, readPendingSignIn, type SecondFactor } from '../oauth/sign-in.ts'
 import { PASSKEY_SCRIPT_PATH } from '../passkeys/script.ts'
 import { passkeyVerifyOption, verifyPasskeyAsSecondFactor } from '../passkeys/verify-option.ts'
 import type { LoginUser } from '../store/types.ts'
-import { forbiddenForm, pageHandler, tooManyAttempts } from './page-handler.ts'
 import { useRecoveryCode } from './recovery-codes.ts'
 import { checkTotpCode } from './totp.ts'
 import { expiredBody, type VerifyView, verifyBody } from './verify-body.ts'
@@ -82,7 +82,7 @@ async function check(
 
 async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const form = await readForm(request)
-  if (!csrfOk(ctx, request, form)) return forbiddenForm()
+  if (!csrfOk(ctx, request, form)) return forbiddenForm(RELOAD_ADVICE)
   const found = await pendingUser(ctx, request)
   if (found instanceof Response) return found
   const { pending, user } = found

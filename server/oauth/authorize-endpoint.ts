@@ -20,6 +20,7 @@ import {
   readSignedFlow,
 } from './interaction.ts'
 import { AUTHORIZATION_CODE_TTL_S, INTERACTION_TTL_S } from './lifetimes.ts'
+import { forbiddenForm } from './page-handler.ts'
 import { html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
 import { consentBody } from './pages/pages.ts'
@@ -142,13 +143,7 @@ async function show(ctx: OAuthContext, request: Request, query: string): Promise
 /** POST: the login, account and consent forms. */
 async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const form = await readForm(request)
-  if (!csrfOk(ctx, request, form))
-    return messagePage(
-      403,
-      'This form cannot be accepted',
-      'The form did not come from this site, or it is too old. Go back to the application and start again.',
-      'Cookies must be enabled for this site.',
-    )
+  if (!csrfOk(ctx, request, form)) return forbiddenForm()
   const signed = readSignedFlow(ctx, 'authorize', 'q', form.get('request'))
   if (!signed) return messagePage(400, 'This page has expired', 'Go back to the application and start again.')
   const req = await parseAuthorizationRequest(ctx.schema, ctx.store, new URLSearchParams(signed.flow))

@@ -3,18 +3,17 @@ import { roleScopes } from '../auth/roles.ts'
 import { clientAddress } from '../http/client-address.ts'
 import type { DeviceCode, OAuthClient } from '../store/types.ts'
 import type { OAuthContext } from './context.ts'
-import { OAuthError } from './errors.ts'
 import { readForm } from './form.ts'
 import {
   accountStep,
   currentUser,
-  failurePage,
   type InteractionTarget,
   loginPage,
   messagePage,
   readSignedFlow,
 } from './interaction.ts'
 import { INTERACTION_TTL_S } from './lifetimes.ts'
+import { forbiddenForm, pageHandler } from './page-handler.ts'
 import { html } from './pages/html.ts'
 import { pageResponse, seeOther } from './pages/layout.ts'
 import { consentBody, userCodeBody } from './pages/pages.ts'
@@ -154,13 +153,7 @@ async function enterCode(ctx: OAuthContext, request: Request, typed: string): Pr
 
 async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
   const form = await readForm(request)
-  if (!csrfOk(ctx, request, form))
-    return messagePage(
-      403,
-      'This form cannot be accepted',
-      'The form did not come from this site, or it is too old. Open the link from your device again.',
-      'Cookies must be enabled for this site.',
-    )
+  if (!csrfOk(ctx, request, form)) return forbiddenForm('Open the link from your device again.')
   if (form.get('step') === 'code') return await enterCode(ctx, request, form.get('user_code') ?? '')
   const signed = readSignedFlow(ctx, 'device', 'h', form.get('request'))
   const found = signed && (await pending(ctx, await ctx.store.deviceCodes.findByHash(signed.flow)))
@@ -189,16 +182,4 @@ async function submit(ctx: OAuthContext, request: Request): Promise<Response> {
 }
 
 /** GET and POST /device: the verification page of the device flow (RFC 8628 §3.3). */
-export async function devicePage(ctx: OAuthContext, request: Request): Promise<Response> {
-  try {
-    if (request.method === 'GET' || request.method === 'HEAD') return await show(ctx, request)
-    if (request.method === 'POST') return await submit(ctx, request)
-    const response = messagePage(405, 'Method not allowed', 'This page answers GET and POST only.')
-    response.headers.set('Allow', 'GET, HEAD, POST')
-    return response
-  } catch (error) {
-    if (error instanceof OAuthError)
-      return messagePage(400, 'This request cannot be completed', error.description)
-    return failurePage(ctx, error)
-  }
-}
+export const devicePage = pageHandler(show, submit)

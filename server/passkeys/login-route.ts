@@ -2,6 +2,7 @@ import type { OAuthContext } from '../oauth/context.ts'
 import { OAuthError } from '../oauth/errors.ts'
 import { readForm } from '../oauth/form.ts'
 import { failurePage, messagePage } from '../oauth/interaction.ts'
+import { forbiddenForm } from '../oauth/page-handler.ts'
 import { html } from '../oauth/pages/html.ts'
 import { pageResponse } from '../oauth/pages/layout.ts'
 import { csrfOk } from '../oauth/session.ts'
@@ -35,13 +36,7 @@ export async function passkeyLoginEndpoint(ctx: OAuthContext, request: Request):
   let target: SignInTarget | null = null
   try {
     const form = await readForm(request)
-    if (!csrfOk(ctx, request, form))
-      return messagePage(
-        403,
-        'This form cannot be accepted',
-        'The form did not come from this site, or it is too old. Go back to the application and start again.',
-        'Cookies must be enabled for this site.',
-      )
+    if (!csrfOk(ctx, request, form)) return forbiddenForm()
     target = readSignInTarget(ctx, form.get('target'))
     if (!target)
       return messagePage(400, 'This page has expired', 'Go back to the application and start again.')

@@ -1,6 +1,6 @@
-import type { OAuthContext } from '../oauth/context.ts'
-import { OAuthError } from '../oauth/errors.ts'
-import { failurePage, messagePage } from '../oauth/interaction.ts'
+import type { OAuthContext } from './context.ts'
+import { OAuthError } from './errors.ts'
+import { failurePage, messagePage } from './interaction.ts'
 
 type Handler = (ctx: OAuthContext, request: Request) => Promise<Response>
 
@@ -21,12 +21,18 @@ export function pageHandler(show: Handler, submit: Handler): Handler {
   }
 }
 
-/** The page for a form whose CSRF check failed (another site's, or too old). */
-export const forbiddenForm = () =>
+/** What the account pages advise after a refused form: their forms are the site's own. */
+export const RELOAD_ADVICE = 'Reload the page and try again.'
+
+/**
+ * The page for a form whose CSRF check failed (another site's, or too old); `advice` says what to
+ * do (the OAuth pages send the person back to the application, the account pages to a reload).
+ */
+export const forbiddenForm = (advice = 'Go back to the application and start again.') =>
   messagePage(
     403,
     'This form cannot be accepted',
-    'The form did not come from this site, or it is too old. Reload the page and try again.',
+    `The form did not come from this site, or it is too old. ${advice}`,
     'Cookies must be enabled for this site.',
   )
 
