@@ -9,6 +9,7 @@ import { secondFactorPolicy } from '../oauth/second-factor-policy.ts'
 import { csrfOk, csrfValue, loggedInUser, logoutCookie } from '../oauth/session.ts'
 import { isLocalPath } from '../oauth/sign-in.ts'
 import { passkeySection } from '../passkeys/account.ts'
+import { passkeysUnavailable } from '../passkeys/relying-party.ts'
 import { PASSKEY_SCRIPT_PATH } from '../passkeys/script.ts'
 import type { LoginUser } from '../store/types.ts'
 import { accountBody } from './account-body.ts'
@@ -52,7 +53,8 @@ async function show(ctx: OAuthContext, request: Request): Promise<Response> {
     title: 'Your account',
     body: accountBody(page, await secondFactorPolicy(ctx, user), sections),
     cookies: csrf.cookies,
-    scripts: [PASSKEY_SCRIPT_PATH],
+    // The passkey script only where a passkey can be added (server/passkeys/relying-party.ts).
+    scripts: passkeysUnavailable(ctx.issuer) ? [] : [PASSKEY_SCRIPT_PATH],
   })
 }
 

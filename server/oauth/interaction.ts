@@ -90,6 +90,7 @@ export async function loginPage(
   options: { email?: string; error?: string; status?: number } = {},
 ): Promise<Response> {
   const csrf = csrfValue(ctx, request)
+  const passkey = await passkeyButton(ctx, signInTarget(target), csrf.value)
   const form = { action: target.action, request: target.request, csrf: csrf.value }
   return pageResponse({
     title: 'Sign in',
@@ -99,11 +100,12 @@ export async function loginPage(
       target.purpose,
       options.email,
       options.error,
-      html`${providerLinks(ctx, signInTarget(target))}${await passkeyButton(ctx, signInTarget(target), csrf.value)}`,
+      html`${providerLinks(ctx, signInTarget(target))}${passkey}`,
     ),
     formTargets: target.formTargets,
     cookies: csrf.cookies,
-    scripts: [PASSKEY_SCRIPT_PATH],
+    // The passkey script only with the passkey button: every other page runs none.
+    scripts: passkey.value ? [PASSKEY_SCRIPT_PATH] : [],
   })
 }
 

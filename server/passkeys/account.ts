@@ -15,7 +15,7 @@ import { passkeyForm } from './passkey-form.ts'
 import { PASSKEY_ALGORITHMS } from './public-key.ts'
 import { PasskeyRefused, refusalMessage } from './refusal.ts'
 import { verifyRegistration } from './registration.ts'
-import { issueChallenge, relyingParty } from './relying-party.ts'
+import { issueChallenge, passkeysUnavailable, relyingParty } from './relying-party.ts'
 
 const MAX_NAME = 60
 // The notices this section shows itself (the page's `notice` keys starting `passkey-`).
@@ -50,6 +50,8 @@ ${accountForm(view, 'passkey-remove', html`${hidden('passkey', passkey.id)}<butt
 
 async function addForm(ctx: OAuthContext, view: AccountView, passkeys: PasskeyRow[]): Promise<Html> {
   const { user } = view
+  const unavailable = passkeysUnavailable(ctx.issuer)
+  if (unavailable) return html`<p class="hint" id="passkeys-unavailable">${unavailable}</p>`
   const error = errorOf(view.notice)
   const challenge = await issueChallenge(ctx, 'register', user.id)
   return passkeyForm({

@@ -1,8 +1,8 @@
 import type { OAuthContext } from '../oauth/context.ts'
-import type { Html } from '../oauth/pages/html.ts'
+import { type Html, html } from '../oauth/pages/html.ts'
 import { type SignInTarget, signSignInTarget } from '../oauth/sign-in.ts'
 import { passkeyForm } from './passkey-form.ts'
-import { issueChallenge, relyingParty } from './relying-party.ts'
+import { issueChallenge, passkeysUnavailable, relyingParty } from './relying-party.ts'
 
 /** Where the login page's passkey form posts (server/passkeys/login-route.ts). */
 export const PASSKEY_LOGIN_PATH = '/login/passkey'
@@ -13,6 +13,7 @@ export const PASSKEY_LOGIN_PATH = '/login/passkey'
  * passkeys for this site; user verification required. Each page gets its own challenge.
  */
 export async function passkeyButton(ctx: OAuthContext, target: SignInTarget, csrf: string): Promise<Html> {
+  if (passkeysUnavailable(ctx.issuer)) return html``
   const challenge = await issueChallenge(ctx, 'sign-in', null)
   return passkeyForm({
     id: 'passkey-login',

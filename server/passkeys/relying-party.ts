@@ -18,6 +18,21 @@ export function relyingParty(issuer: string): { id: string; origin: string } {
   return { id: url.hostname, origin: url.origin }
 }
 
+/**
+ * Why browsers will not use passkeys at this base URL, or null when they will. WebAuthn needs a
+ * secure context and a relying party id that is a domain name: https, or http on `localhost`
+ * (which browsers treat as secure); never an IP address (`http://127.0.0.1:8080`, the default of
+ * a development server). The pages then offer no passkey control that could only fail.
+ */
+export function passkeysUnavailable(issuer: string): string | null {
+  const url = new URL(issuer)
+  const host = url.hostname
+  const ip = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[')
+  const local = host === 'localhost' || host.endsWith('.localhost')
+  if (!ip && (url.protocol === 'https:' || local)) return null
+  return `Passkeys need this service at an https address, or at http://localhost on your own machine; it is at ${url.origin}.`
+}
+
 /** The stored form of a challenge: only its hash is kept, so a read of the table answers nothing. */
 const challengeKey = (challenge: Uint8Array) => sha256Base64url(encodeBase64urlNoPadding(challenge))
 

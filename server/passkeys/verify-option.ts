@@ -5,7 +5,7 @@ import { verifyAssertion } from './assertion.ts'
 import { readAssertion } from './credential-fields.ts'
 import { passkeyForm } from './passkey-form.ts'
 import { PasskeyRefused } from './refusal.ts'
-import { issueChallenge, relyingParty } from './relying-party.ts'
+import { issueChallenge, passkeysUnavailable, relyingParty } from './relying-party.ts'
 
 /**
  * The second-factor page's `Use a passkey` button, for a user with a passkey (empty otherwise):
@@ -14,7 +14,7 @@ import { issueChallenge, relyingParty } from './relying-party.ts'
  */
 export async function passkeyVerifyOption(ctx: OAuthContext, user: LoginUser, csrf: string): Promise<Html> {
   const passkeys = await ctx.store.signIn.passkeysOf(user.id)
-  if (passkeys.length === 0) return html``
+  if (passkeys.length === 0 || passkeysUnavailable(ctx.issuer)) return html``
   const challenge = await issueChallenge(ctx, 'second-factor', user.id)
   return passkeyForm({
     id: 'passkey-verify',

@@ -93,6 +93,21 @@ describe('an organization that requires a second factor', () => {
   })
 })
 
+describe('the Passkeys section at an IP address', () => {
+  it('says why no passkey can be added there, and loads no script', async () => {
+    const agent = new PageAgent(server.url)
+    await passwordOnAccount(agent, acme.viewer.email)
+    const response = await agent.get('/account')
+    const page = await response.text()
+    expect(page).toContain(
+      `Passkeys need this service at an https address, or at http://localhost on your own machine; it is at ${server.url}.`,
+    )
+    expect(page).not.toContain('Add a passkey')
+    expect(page).not.toContain('<script')
+    expect(response.headers.get('content-security-policy')).not.toContain('script-src')
+  })
+})
+
 describe('changing factors', () => {
   it('makes new recovery codes: the old ones stop working, the new ones work, and an event says so', async () => {
     const { agent, codes } = await enrolTotp(server.url, globex.member.email)
