@@ -1,3 +1,4 @@
+import { serverSentEvents } from '../../shared/server-sent-events.ts'
 import type { Context } from '../context.ts'
 import { EXIT, UsageError } from '../errors.ts'
 import { parseBody } from '../http.ts'
@@ -76,28 +77,12 @@ async function subscribe(ctx: Context, body: string): Promise<number> {
     interrupted = true
     return reader.cancel()
   })
-  let buffer = ''
-  read: for (;;) {
-    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-    if (done) break
-    buffer += value
-    let end = buffer.indexOf('\n\n')
-    while (end >= 0) {
-      const message = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const event = /^event: ?(.*)$/m.exec(message)?.[1]
-      const data = message
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n')
-      if (event === 'complete') {
-        await reader.cancel()
-        break read
-      }
-      if (data) ctx.io.stdout(`${JSON.stringify(JSON.parse(data))}\n`)
-      end = buffer.indexOf('\n\n')
+  for await (const message of serverSentEvents(reader)) {
+    if (message.event === 'complete') {
+      await reader.cancel()
+      break
     }
+    if (message.data) ctx.io.stdout(`${JSON.stringify(JSON.parse(message.data))}\n`)
   }
   // Only Ctrl-C ends a subscription as asked; the server ending it (a restart, a dropped
   // connection, an error) is a failure the caller must see.

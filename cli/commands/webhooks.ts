@@ -1,4 +1,5 @@
 import type { CAC } from 'cac'
+import { serverSentEvents } from '../../shared/server-sent-events.ts'
 import { newSecret, webhookBody, webhookHeaders } from '../../shared/webhook-signature.ts'
 import type { Context } from '../context.ts'
 import { EXIT, UsageError } from '../errors.ts'
@@ -75,34 +76,21 @@ async function listen(ctx: Context, options: Record<string, unknown>): Promise<n
     interrupted = true
     return reader.cancel()
   })
-  let buffer = ''
-  read: for (;;) {
-    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-    if (done) break
-    buffer += value
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const message = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      if (/^event: ?complete$/m.test(message)) {
-        await reader.cancel()
-        break read
-      }
-      const data = message
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n')
-      if (!data) continue
-      const payload = JSON.parse(data) as {
-        data?: { events?: Record<string, unknown> }
-        errors?: { message: string }[]
-      }
-      if (payload.errors) {
-        for (const e of payload.errors) ctx.io.stderr(`error: ${e.message}\n`)
-        return 1
-      }
-      if (payload.data?.events) await forward(ctx, to, secret, payload.data.events)
+  for await (const message of serverSentEvents(reader)) {
+    if (message.event === 'complete') {
+      await reader.cancel()
+      break
     }
+    if (!message.data) continue
+    const payload = JSON.parse(message.data) as {
+      data?: { events?: Record<string, unknown> }
+      errors?: { message: string }[]
+    }
+    if (payload.errors) {
+      for (const e of payload.errors) ctx.io.stderr(`error: ${e.message}\n`)
+      return 1
+    }
+    if (payload.data?.events) await forward(ctx, to, secret, payload.data.events)
   }
   // As for \`api graphql\` subscriptions: only Ctrl-C ends it as asked; the server ending it (a
   // restart, a dropped connection) must not look like success to a script that watches it.

@@ -3,7 +3,9 @@
  * then the GraphQL subscription `events` over SSE (a fetch with the bearer header: EventSource
  * cannot send one) streams the rest; a dropped stream reconnects with `after`, missing none.
  */
+
 import { useEffect, useState } from 'preact/hooks'
+import { serverSentEvents } from '../../../../shared/server-sent-events.ts'
 import { api } from '../api.ts'
 import { refresh, session } from '../auth.ts'
 import { API, type Learned } from '../learn.ts'
@@ -34,26 +36,15 @@ async function stream(after: string | undefined, signal: AbortSignal, each: (eve
   if (response.status === 401 && (await refresh())) return
   if (!response.ok || !response.body) throw new Error(`The event stream answered ${response.status}.`)
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) return
-    buffer += value
-    let end = buffer.indexOf('\n\n')
-    while (end >= 0) {
-      const message = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      end = buffer.indexOf('\n\n')
-      const data = message
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trim())
-        .join('\n')
-      if (!data) continue
-      const result = JSON.parse(data) as { data?: { events?: LoggedEvent }; errors?: { message: string }[] }
-      if (result.errors?.length) throw new Error(result.errors.map((e) => e.message).join('; '))
-      if (result.data?.events) each(result.data.events)
+  // A read that fails ends the messages; aborted, the caller's loop sees the signal and stops.
+  for await (const message of serverSentEvents(reader)) {
+    if (!message.data) continue
+    const result = JSON.parse(message.data) as {
+      data?: { events?: LoggedEvent }
+      errors?: { message: string }[]
     }
+    if (result.errors?.length) throw new Error(result.errors.map((e) => e.message).join('; '))
+    if (result.data?.events) each(result.data.events)
   }
 }
 
