@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { TestServer } from '../support/server.ts'
+import { clientCredentials } from '../support/tokens.ts'
 import { CONSOLE_WINDOW, orgApi, screenshot } from './checks.ts'
 import { chromiumAvailable, demoUser, signInToConsole, startConsoleServer, withBrowser } from './support.ts'
 
@@ -17,20 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (run) await server.stop()
 })
-
-/** The token endpoint's answer to the client credentials grant: its status and access token. */
-async function clientCredentials(id: string, secret: string): Promise<{ status: number; token?: string }> {
-  const response = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: `Basic ${btoa(`${id}:${secret}`)}`,
-    },
-    body: 'grant_type=client_credentials',
-  })
-  const body = (await response.json()) as { access_token?: string }
-  return { status: response.status, token: body.access_token }
-}
 
 const apiStatus = async (token: string) => {
   const response = await server.fetch('/api/v2/products', { headers: { Authorization: `Bearer ${token}` } })
@@ -58,7 +45,7 @@ describe.skipIf(!run)('OAuth clients in the console', () => {
       await revealed.getByRole('button', { name: 'Copy' }).waitFor()
       await screenshot(page, 'client-secret')
 
-      const first = await clientCredentials(id, secret)
+      const first = await clientCredentials(server.url, { id, secret: secret })
       expect(first.status).toBe(200)
       expect(await apiStatus(first.token!)).toBe(200)
 
@@ -90,8 +77,8 @@ describe.skipIf(!run)('OAuth clients in the console', () => {
       const rotated = await revealed.getByLabel('secret').inputValue()
       expect(rotated).toMatch(/^cs_/)
       expect(rotated).not.toBe(secret)
-      expect((await clientCredentials(id, secret)).status).toBe(401)
-      const second = await clientCredentials(id, rotated)
+      expect((await clientCredentials(server.url, { id, secret: secret })).status).toBe(401)
+      const second = await clientCredentials(server.url, { id, secret: rotated })
       expect(second.status).toBe(200)
       expect(await apiStatus(second.token!)).toBe(200)
 
@@ -103,7 +90,7 @@ describe.skipIf(!run)('OAuth clients in the console', () => {
         .locator('xpath=following-sibling::dd')
       expect(await revokedAt.textContent()).toMatch(/^\d{4}-\d\d-\d\dT/)
       expect(await apiStatus(second.token!)).toBe(401)
-      expect((await clientCredentials(id, rotated)).status).toBe(401)
+      expect((await clientCredentials(server.url, { id, secret: rotated })).status).toBe(401)
     }, CONSOLE_WINDOW)
   }, 60_000)
 })

@@ -1,4 +1,5 @@
 import type { Tenant, TestServer } from '../support/server.ts'
+import { clientCredentials } from '../support/tokens.ts'
 
 export type Client = Record<string, unknown> & { id: string; secret?: string }
 
@@ -20,18 +21,8 @@ export function clientsOf(server: TestServer, tenant: Tenant, secrets: string[] 
     tenant.fetch(`/api/v2/oauth-clients/${id}/${name}`, { method: 'POST', json: {} })
 
   /** The status of a token request with client credentials. */
-  async function tokenStatus(id: string, secret: string): Promise<number> {
-    const response = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${btoa(`${id}:${secret}`)}`,
-      },
-      body: 'grant_type=client_credentials',
-    })
-    await response.body?.cancel()
-    return response.status
-  }
+  const tokenStatus = async (id: string, secret: string) =>
+    (await clientCredentials(server.url, { id, secret })).status
 
   /** The status of a read of the API with `token`. */
   async function apiStatus(token: string): Promise<number> {

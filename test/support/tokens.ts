@@ -1,9 +1,9 @@
-/** An access token for a confidential client from `url`'s token endpoint (client credentials). */
-export async function clientToken(
+/** The token endpoint's answer to a confidential client's client-credentials request: its status and token. */
+export async function clientCredentials(
   url: string,
   client: { id: string; secret: string },
   scope?: string,
-): Promise<string> {
+): Promise<{ status: number; token?: string; body: unknown }> {
   const response = await fetch(`${url}/oauth/token`, {
     method: 'POST',
     headers: {
@@ -13,7 +13,18 @@ export async function clientToken(
     body: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
   })
   const body = (await response.json()) as { access_token?: unknown }
-  if (response.status !== 200 || typeof body.access_token !== 'string')
-    throw new Error(`token request to ${url} failed: ${response.status} ${JSON.stringify(body)}`)
-  return body.access_token
+  const token = typeof body.access_token === 'string' ? body.access_token : undefined
+  return { status: response.status, ...(token ? { token } : {}), body }
+}
+
+/** An access token for a confidential client from `url`'s token endpoint (client credentials). */
+export async function clientToken(
+  url: string,
+  client: { id: string; secret: string },
+  scope?: string,
+): Promise<string> {
+  const { status, token, body } = await clientCredentials(url, client, scope)
+  if (status !== 200 || !token)
+    throw new Error(`token request to ${url} failed: ${status} ${JSON.stringify(body)}`)
+  return token
 }
