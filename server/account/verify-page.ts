@@ -1,6 +1,7 @@
 import type { OAuthContext } from '../oauth/context.ts'
 import { readForm } from '../oauth/form.ts'
-import { forbiddenForm, pageHandler, RELOAD_ADVICE, tooManyAttempts } from '../oauth/page-handler.ts'
+import { tooManyAttempts } from '../oauth/interaction.ts'
+import { forbiddenForm, pageHandler, RELOAD_ADVICE } from '../oauth/page-handler.ts'
 import { pageResponse, seeOther } from '../oauth/pages/layout.ts'
 import { csrfOk, csrfValue, loggedInUser } from '../oauth/session.ts'
 import { finishSignIn, type PendingSignIn, readPendingSignIn, type SecondFactor } from '../oauth/sign-in.ts'

@@ -78,6 +78,17 @@ export function failurePage(ctx: OAuthContext, error: unknown): Response {
   )
 }
 
+/** 429 with Retry-After, for a throttled form. */
+export function tooManyAttempts(retryAfter: number, what: string): Response {
+  const response = messagePage(
+    429,
+    'Too many attempts',
+    `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+  )
+  response.headers.set('Retry-After', String(retryAfter))
+  return response
+}
+
 /** A page that only tells something: an error, or the end of the device flow. */
 export function messagePage(status: number, title: string, message: string, detail?: string): Response {
   return pageResponse({ status, title, body: messageBody(title, message, detail) })
@@ -135,15 +146,7 @@ export async function accountStep(
       )
       switch (outcome.kind) {
         case 'limited':
-          return pageResponse({
-            status: 429,
-            title: 'Too many attempts',
-            headers: { 'Retry-After': String(outcome.retryAfter) },
-            body: messageBody(
-              'Too many attempts',
-              `Too many failed sign-ins. Try again in ${Math.ceil(outcome.retryAfter / 60)} minute(s).`,
-            ),
-          })
+          return tooManyAttempts(outcome.retryAfter, 'failed sign-ins')
         case 'failed':
           return loginPage(ctx, request, target, {
             email,

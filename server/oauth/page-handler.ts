@@ -35,14 +35,3 @@ export const forbiddenForm = (advice = 'Go back to the application and start aga
     `The form did not come from this site, or it is too old. ${advice}`,
     'Cookies must be enabled for this site.',
   )
-
-/** 429 with Retry-After, for a throttled form. */
-export function tooManyAttempts(retryAfter: number, what: string): Response {
-  const response = messagePage(
-    429,
-    'Too many attempts',
-    `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
-  )
-  response.headers.set('Retry-After', String(retryAfter))
-  return response
-}
