@@ -6,7 +6,7 @@ import { stripVTControlCharacters } from 'node:util'
 import { decodeBase32IgnorePadding } from '@oslojs/encoding'
 import { decodeJwt } from 'jose'
 import type { Page } from 'playwright-core'
-import { pkce } from '../test/oauth/support.ts'
+import { authorizationPath } from '../test/oauth/support.ts'
 import { totpCode } from '../test/signin/support.ts'
 
 /** A step that failed: its name, what went wrong and where. */
@@ -79,17 +79,12 @@ export function pagesOf(base: string, siteOrigin: string, password: string) {
      * GET /api/v1/orders. Answers the token's subject and the API's status.
      */
     async authorize(page: Page, signIn: () => Promise<void>): Promise<Authorized> {
-      const { verifier, challenge, state } = await pkce()
-      const query = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: redirectUri,
+      const { path, verifier, state } = await authorizationPath({
+        clientId,
+        redirectUri,
         scope: 'read:orders',
-        state,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
       })
-      await page.goto(`${base}/oauth/authorize?${query}`)
+      await page.goto(`${base}${path}`)
       await signIn()
       await page.getByRole('heading', { name: 'Allow access?' }).waitFor()
       await page.getByRole('button', { name: 'Allow' }).click()

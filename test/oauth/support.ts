@@ -137,6 +137,28 @@ export async function pkce() {
   return { verifier, challenge: await oidc.calculatePKCECodeChallenge(verifier), state: oidc.randomState() }
 }
 
+/**
+ * An authorization request (code flow, PKCE S256) as a browser first meets it: its path and
+ * query, with the verifier and state the client keeps for the redirect back.
+ */
+export async function authorizationPath(request: {
+  clientId: string
+  redirectUri: string
+  scope?: string
+}): Promise<{ path: string; verifier: string; state: string }> {
+  const { verifier, challenge, state } = await pkce()
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    ...(request.scope ? { scope: request.scope } : {}),
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  })
+  return { path: `/oauth/authorize?${query}`, verifier, state }
+}
+
 /** POST a form to the server (for the checks a certified client library would never send). */
 export function postForm(
   server: TestServer,

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { hashToken } from '../../server/crypto/token-hash.ts'
 import type { SecondFactorPolicy } from '../../server/store/sql/sign-in.ts'
 import { CLI_CLIENT_ID, CONSOLE_CLIENT_ID } from '../../server/store/types.ts'
-import { orgWithUsers, PASSWORD, PageAgent, pkce, postForm, registerClient } from '../oauth/support.ts'
+import {
+  authorizationPath,
+  orgWithUsers,
+  PASSWORD,
+  PageAgent,
+  postForm,
+  registerClient,
+} from '../oauth/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -32,17 +39,7 @@ beforeEach(async () => {
 })
 
 async function authorizeUrl(clientId = web.id, redirectUri = REDIRECT): Promise<string> {
-  const { challenge, state } = await pkce()
-  const params = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope: 'read:orders',
-    state,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  })
-  return `/oauth/authorize?${params}`
+  return (await authorizationPath({ clientId, redirectUri, scope: 'read:orders' })).path
 }
 
 /** Signs `email` in on the login page of `url` and answers where the browser is sent next. */

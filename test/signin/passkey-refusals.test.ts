@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { orgWithUsers, PageAgent, pkce, registerClient } from '../oauth/support.ts'
+import { authorizationPath, orgWithUsers, PageAgent, registerClient } from '../oauth/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { passwordOnAccount } from './support.ts'
 import { craftAssertion, knownPasskey, passkeyFormOf, postPasskeyLogin } from './webauthn.ts'
@@ -113,15 +113,7 @@ describe('POST /login/passkey', () => {
       redirectUris: [CALLBACK],
       grantTypes: ['authorization_code'],
     })
-    const { challenge } = await pkce()
-    const authorize = `/oauth/authorize?${new URLSearchParams({
-      response_type: 'code',
-      client_id: client.id,
-      redirect_uri: CALLBACK,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 'xyz',
-    })}`
+    const { path: authorize } = await authorizationPath({ clientId: client.id, redirectUri: CALLBACK })
     const response = await postPasskeyLogin(server.url, authorize, (c) => valid(c))
     expect(response.status).toBe(401)
     expect(await textOf(response)).toContain('belongs to an account that cannot sign in here')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { generateKeyPairSync, sign } from 'node:crypto'
 import { signatureValid } from '../../server/passkeys/public-key.ts'
+import { sec1Point } from './webauthn.ts'
 
 /**
  * The two signature algorithms a passkey may use (WebAuthn §5.8.5), checked against node's own
@@ -12,13 +13,7 @@ const message = new TextEncoder().encode('authenticatorData || SHA-256(clientDat
 
 function es256() {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  const jwk = publicKey.export({ format: 'jwk' })
-  const point = Buffer.concat([
-    Buffer.from([4]),
-    Buffer.from(jwk.x!, 'base64url'),
-    Buffer.from(jwk.y!, 'base64url'),
-  ])
-  return { key: { algorithm: -7, publicKey: point.toString('base64') }, privateKey }
+  return { key: { algorithm: -7, publicKey: sec1Point(publicKey).toString('base64') }, privateKey }
 }
 
 function rs256() {

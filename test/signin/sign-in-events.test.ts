@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
 import { runOk } from '../admin/run.ts'
 import { subscribe } from '../graphql/subscriptions.ts'
-import { codeFlow, discover, orgWithUsers, PASSWORD, PageAgent, pkce } from '../oauth/support.ts'
+import { authorizationPath, codeFlow, discover, orgWithUsers, PASSWORD, PageAgent } from '../oauth/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts'
 
@@ -65,14 +65,10 @@ describe('user.signed_in', () => {
     const subscription = subscribe(server, 'sse', adminToken, { types: TYPES, after: last!.id })
     streamed = subscription.take(1, 10_000).finally(() => subscription.close())
     const agent = new PageAgent(server.url)
-    const { challenge } = await pkce()
-    const authorize = `/oauth/authorize?${new URLSearchParams({
-      response_type: 'code',
-      client_id: CLI_CLIENT_ID,
-      redirect_uri: 'http://127.0.0.1:5000/callback',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    })}`
+    const { path: authorize } = await authorizationPath({
+      clientId: CLI_CLIENT_ID,
+      redirectUri: 'http://127.0.0.1:5000/callback',
+    })
     const login = await agent.submit(await (await agent.get(authorize)).text(), 'login', {
       email: acme.member.email,
       password: PASSWORD,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { CLI_CLIENT_ID } from '../../server/store/types.ts'
-import { orgWithUsers, PageAgent, pkce, postForm } from '../oauth/support.ts'
+import { authorizationPath, orgWithUsers, PageAgent, postForm } from '../oauth/support.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import {
   atVerify,
@@ -29,16 +29,12 @@ afterAll(() => server.stop())
 const REDIRECT = 'http://127.0.0.1:8100/callback'
 
 async function authorizeUrl() {
-  const { challenge, verifier } = await pkce()
-  const params = {
-    response_type: 'code',
-    client_id: CLI_CLIENT_ID,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
+  const { path, verifier } = await authorizationPath({
+    clientId: CLI_CLIENT_ID,
+    redirectUri: REDIRECT,
     scope: 'read:orders',
-  }
-  return { url: `/oauth/authorize?${new URLSearchParams(params)}`, verifier }
+  })
+  return { url: path, verifier }
 }
 
 describe('enrolling on /account', () => {

@@ -1,4 +1,11 @@
-import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+} from 'node:crypto'
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { CHROMIUM } from '../oauth/browser.ts'
@@ -62,18 +69,19 @@ export async function virtualAuthenticator(page: Page) {
   }
 }
 
+/** A P-256 public key as the uncompressed SEC1 point the server stores for an ES256 passkey. */
+export function sec1Point(publicKey: KeyObject): Buffer {
+  const jwk = publicKey.export({ format: 'jwk' })
+  return Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')])
+}
+
 /**
  * A discoverable ES256 credential for `userId` with a key made here: as an authenticator holds it
  * (the DevTools protocol's shape), and as the server stores it once registered.
  */
 export function knownPasskey(userId: string, signCount = 0) {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  const jwk = publicKey.export({ format: 'jwk' })
-  const point = Buffer.concat([
-    Buffer.from([4]),
-    Buffer.from(jwk.x!, 'base64url'),
-    Buffer.from(jwk.y!, 'base64url'),
-  ])
+  const point = sec1Point(publicKey)
   const id = randomBytes(16)
   const credential: VirtualCredential = {
     credentialId: id.toString('base64'),
