@@ -19,7 +19,7 @@ export class UpstreamError extends Error {
   }
 }
 
-interface Discovery {
+export interface Discovery {
   issuer: string
   authorizationEndpoint: string
   tokenEndpoint: string

@@ -14,7 +14,14 @@ import {
 } from 'arctic'
 import type { JWTPayload } from 'jose'
 import type { IdpProvider } from './config.ts'
-import { discoverer, UPSTREAM_TIMEOUT_MS, UpstreamError, verifyIdToken, withDeadline } from './oidc.ts'
+import {
+  type Discovery,
+  discoverer,
+  UPSTREAM_TIMEOUT_MS,
+  UpstreamError,
+  verifyIdToken,
+  withDeadline,
+} from './oidc.ts'
 
 /** Who the provider says signed in. `email` is null unless the provider vouches for it. */
 export interface OutsideIdentity {
@@ -94,50 +101,67 @@ function oidcUpstream(provider: IdpProvider, redirectUri: string): Upstream {
   }
 }
 
-function googleUpstream(provider: IdpProvider, redirectUri: string): Upstream {
-  const google = new Google(provider.clientId, provider.clientSecret, redirectUri)
-  const discovery = discoverer('https://accounts.google.com')
+/** What arctic's Google and MicrosoftEntraId clients share: an authorization URL with PKCE, a code exchange. */
+interface ArcticOidcClient {
+  createAuthorizationURL(state: string, verifier: string, scopes: string[]): URL
+  validateAuthorizationCode(code: string, verifier: string): Promise<OAuth2Tokens>
+}
+
+/**
+ * A provider with its own arctic client and a known issuer: the authorization URL with a `nonce`,
+ * the ID token checked against the issuer's discovery document, the e-mail vouched for by `verified`.
+ */
+function arcticOidcUpstream(
+  client: ArcticOidcClient,
+  discovery: () => Promise<Discovery>,
+  provider: IdpProvider,
+  claimsCheck: {
+    verified: (claims: JWTPayload) => boolean
+    issuerOf?: (found: Discovery, claims: JWTPayload) => string
+  },
+): Upstream {
   return {
     async authorizationUrl(state, verifier, nonce) {
-      const url = google.createAuthorizationURL(state, verifier, OIDC_SCOPES)
+      const url = client.createAuthorizationURL(state, verifier, OIDC_SCOPES)
       url.searchParams.set('nonce', nonce)
       return url
     },
     async identity(code, verifier, nonce) {
-      const tokens = await exchange(() => google.validateAuthorizationCode(code, verifier))
-      const claims = await verifyIdToken(await discovery(), idTokenOf(tokens), {
+      const tokens = await exchange(() => client.validateAuthorizationCode(code, verifier))
+      const found = await discovery()
+      const { issuerOf } = claimsCheck
+      const claims = await verifyIdToken(found, idTokenOf(tokens), {
         clientId: provider.clientId,
         nonce,
+        ...(issuerOf ? { issuerOf: (c: JWTPayload) => issuerOf(found, c) } : {}),
       })
-      return emailOf(claims, claims.email_verified === true)
+      return emailOf(claims, claimsCheck.verified(claims))
     },
   }
 }
 
+const googleUpstream = (provider: IdpProvider, redirectUri: string): Upstream =>
+  arcticOidcUpstream(
+    new Google(provider.clientId, provider.clientSecret, redirectUri),
+    discoverer('https://accounts.google.com'),
+    provider,
+    { verified: (claims) => claims.email_verified === true },
+  )
+
 function microsoftUpstream(provider: IdpProvider, redirectUri: string): Upstream {
   const tenant = provider.tenant!
-  const entra = new MicrosoftEntraId(tenant, provider.clientId, provider.clientSecret, redirectUri)
-  const discovery = discoverer(`https://login.microsoftonline.com/${tenant}/v2.0`, false)
-  return {
-    async authorizationUrl(state, verifier, nonce) {
-      const url = entra.createAuthorizationURL(state, verifier, OIDC_SCOPES)
-      url.searchParams.set('nonce', nonce)
-      return url
-    },
-    async identity(code, verifier, nonce) {
-      const tokens = await exchange(() => entra.validateAuthorizationCode(code, verifier))
-      const found = await discovery()
-      const claims = await verifyIdToken(found, idTokenOf(tokens), {
-        clientId: provider.clientId,
-        nonce,
-        // The common and organizations documents name `{tenantid}`: the token's own tenant fills it.
-        issuerOf: (c) => found.issuer.replace('{tenantid}', String(c.tid ?? '')),
-      })
+  return arcticOidcUpstream(
+    new MicrosoftEntraId(tenant, provider.clientId, provider.clientSecret, redirectUri),
+    discoverer(`https://login.microsoftonline.com/${tenant}/v2.0`, false),
+    provider,
+    {
       // Entra ID does not vouch for `email` unless the optional claim xms_edov says the domain's
       // owner verified it: without it, anyone could put another person's address on an account.
-      return emailOf(claims, claims.xms_edov === true)
+      verified: (claims) => claims.xms_edov === true,
+      // The common and organizations documents name `{tenantid}`: the token's own tenant fills it.
+      issuerOf: (found, claims) => found.issuer.replace('{tenantid}', String(claims.tid ?? '')),
     },
-  }
+  )
 }
 
 /**
