@@ -1,5 +1,6 @@
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { ClientDataType, createAssertionSignatureMessage } from '@oslojs/webauthn'
+import type { Signer } from '../oauth/signer.ts'
 import type { SignInStore, Tx } from '../store/store.ts'
 import { checkedAuthenticatorData, checkedClientData } from './client-data.ts'
 import type { PostedAssertion } from './credential-fields.ts'
@@ -14,6 +15,7 @@ interface CeremonyContext {
   store: Tx
   clock: () => number
   issuer: string
+  signer: Signer
 }
 
 /**

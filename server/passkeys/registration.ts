@@ -1,5 +1,6 @@
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { ClientDataType, parseAttestationObject } from '@oslojs/webauthn'
+import type { Signer } from '../oauth/signer.ts'
 import type { Tx } from '../store/store.ts'
 import { checkedAuthenticatorData, checkedClientData } from './client-data.ts'
 import type { PostedRegistration } from './credential-fields.ts'
@@ -11,6 +12,7 @@ interface CeremonyContext {
   store: Tx
   clock: () => number
   issuer: string
+  signer: Signer
 }
 
 /** A credential that passed registration, ready for `addPasskey`. */

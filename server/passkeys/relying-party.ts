@@ -1,5 +1,6 @@
 import { encodeBase64urlNoPadding } from '@oslojs/encoding'
 import { sha256Base64url } from '../../shared/crypto.ts'
+import type { Signer } from '../oauth/signer.ts'
 import type { Tx } from '../store/store.ts'
 import { PasskeyRefused } from './refusal.ts'
 
@@ -33,34 +34,48 @@ export function passkeysUnavailable(issuer: string): string | null {
   return `Passkeys need this service at an https address, or at http://localhost on your own machine; it is at ${url.origin}.`
 }
 
-/** The stored form of a challenge: only its hash is kept, so a read of the table answers nothing. */
+/** The stored form of a spent challenge: only its hash is kept. */
 const challengeKey = (challenge: Uint8Array) => sha256Base64url(encodeBase64urlNoPadding(challenge))
 
-/** A new random challenge (32 bytes), saved for one answer within CHALLENGE_TTL_MS; base64url. */
+type ChallengeContext = { store: Tx; clock: () => number; signer: Signer }
+
+/**
+ * A new challenge for one answer within CHALLENGE_TTL_MS, base64url: a random value, the purpose
+ * and (for a registration or second factor) the user, signed by the server. Nothing is stored
+ * until a browser answers it, so showing a login page writes nothing.
+ */
 export async function issueChallenge(
-  ctx: { store: Tx; clock: () => number },
+  ctx: ChallengeContext,
   purpose: ChallengePurpose,
   userId: string | null,
 ): Promise<string> {
-  const challenge = crypto.getRandomValues(new Uint8Array(32))
-  await ctx.store.signIn.saveChallenge(challengeKey(challenge), {
-    userId,
-    purpose,
-    expiresAt: ctx.clock() + CHALLENGE_TTL_MS,
-  })
-  return encodeBase64urlNoPadding(challenge)
+  const nonce = encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16)))
+  const signed = ctx.signer.sign(SIGNED_PURPOSE, { n: nonce, p: purpose, u: userId }, CHALLENGE_TTL_MS / 1000)
+  return encodeBase64urlNoPadding(new TextEncoder().encode(signed))
 }
 
 /**
- * Takes the challenge a browser answered: once only, live, for this purpose and (when bound to one)
- * this user. Anything else is refused as `challenge`, so a replayed answer fails here.
+ * Takes the challenge a browser answered: signed by this server, live, for this purpose and (when
+ * bound to one) this user, and answered once only: its hash is recorded as spent in the same
+ * statement that checks it was not, so a replayed answer fails here, on any replica.
  */
 export async function takeChallenge(
-  ctx: { store: Tx; clock: () => number },
+  ctx: ChallengeContext,
   challenge: Uint8Array,
   purpose: ChallengePurpose,
   userId: string | null,
 ): Promise<void> {
-  const taken = await ctx.store.signIn.takeChallenge(challengeKey(challenge), ctx.clock())
-  if (!taken || taken.purpose !== purpose || taken.userId !== userId) throw new PasskeyRefused('challenge')
+  const data = ctx.signer.verify(SIGNED_PURPOSE, new TextDecoder().decode(challenge)) as {
+    p?: unknown
+    u?: unknown
+  } | null
+  if (!data || data.p !== purpose || data.u !== userId) throw new PasskeyRefused('challenge')
+  const spent = await ctx.store.signIn.spendChallenge(challengeKey(challenge), {
+    userId,
+    purpose,
+    expiresAt: ctx.clock() + CHALLENGE_TTL_MS,
+  })
+  if (!spent) throw new PasskeyRefused('challenge')
 }
+
+const SIGNED_PURPOSE = 'webauthn-challenge'

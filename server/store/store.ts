@@ -341,12 +341,11 @@ export interface SignInStore {
   factorsOf(userId: string): Promise<UserFactors>
   /** Removes every second factor of the user (`api-server user reset-2fa`). */
   resetFactors(userId: string): Promise<void>
-  saveChallenge(
+  /** Records an answered WebAuthn challenge (its hash) until it expires; false when it was answered already. */
+  spendChallenge(
     hash: string,
     challenge: { userId: string | null; purpose: string; expiresAt: number },
-  ): Promise<void>
-  /** Deletes and returns a live challenge; null when unknown, taken or expired. */
-  takeChallenge(hash: string, now: number): Promise<{ userId: string | null; purpose: string } | null>
+  ): Promise<boolean>
   policyOf(orgId: string): Promise<SecondFactorPolicy>
   /** False when there is no such organization. */
   setPolicy(orgId: string, policy: SecondFactorPolicy): Promise<boolean>

@@ -98,6 +98,11 @@ describe('the login page', () => {
         '<script src="/login/passkey.js" defer>',
       ])
       expect(response.headers.get('content-security-policy')).toContain("script-src 'self';")
+      // Its challenge is signed, not stored: showing a login page writes nothing.
+      const stored = await local.sql.get<{ n: number | string }>(
+        'SELECT COUNT(*) AS n FROM webauthn_challenges',
+      )
+      expect(Number(stored!.n)).toBe(0)
     } finally {
       await local.stop()
     }

@@ -252,30 +252,21 @@ export async function resetFactors(x: Executor, userId: string): Promise<void> {
   await x.run('DELETE FROM user_passkeys WHERE user_id = ?', [userId])
 }
 
-/** Keeps a WebAuthn challenge (its hash) until it is taken once or expires. */
-export async function saveChallenge(
+/**
+ * Records a WebAuthn challenge (its hash) as answered, until it expires: true the first time,
+ * false when it was answered already (the insert and the check are one statement).
+ */
+export async function spendChallenge(
   x: Executor,
   hash: string,
   challenge: { userId: string | null; purpose: string; expiresAt: number },
-): Promise<void> {
-  await x.run(
-    'INSERT INTO webauthn_challenges (challenge_hash, user_id, purpose, expires_at) VALUES (?, ?, ?, ?)',
+): Promise<boolean> {
+  const inserted = await x.run(
+    `INSERT INTO webauthn_challenges (challenge_hash, user_id, purpose, expires_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (challenge_hash) DO NOTHING`,
     [hash, challenge.userId, challenge.purpose, isoNow(challenge.expiresAt)],
   )
-}
-
-/** Takes a challenge: it is deleted in the same statement, so only one request can use it; null when unknown or expired. */
-export async function takeChallenge(
-  x: Executor,
-  hash: string,
-  now: number,
-): Promise<{ userId: string | null; purpose: string } | null> {
-  const row = (await x.get(
-    'DELETE FROM webauthn_challenges WHERE challenge_hash = ? RETURNING user_id, purpose, expires_at',
-    [hash],
-  )) as { user_id: string | null; purpose: string; expires_at: string } | null
-  if (!row || row.expires_at <= isoNow(now)) return null
-  return { userId: row.user_id, purpose: row.purpose }
+  return inserted > 0
 }
 
 export async function purgeExpiredChallenges(x: Executor, now: number, limit: number): Promise<number> {
